@@ -1,0 +1,66 @@
+// What the benchmark suite runs: every workload, variant, peer and thread count, and the
+// program each needs. The Makefile asks this file which programs to build (--programs), so
+// this is the one list to edit.
+import { fileURLToPath } from 'node:url';
+
+export const THREAD_COUNTS = [1, 2, 4];
+export const MALLOCS = ['dlmalloc', 'emmalloc', 'mimalloc'];
+export const FILE_SYSTEMS = ['js', 'wasmfs'];
+export const HOSTS = ['node', 'chromium'];
+
+// Baselines the report divides by.
+export const BASELINE = { malloc: 'dlmalloc', fs: 'js' };
+
+// A program is one build: <workload>-<malloc>-<fs>-<where>.js under build/bench/.
+// where = "main": main() runs on the host's main thread; "pthread": -sPROXY_TO_PTHREAD.
+export function programName({ workload, malloc, fs, where }) {
+  return `${workload}-${malloc}-${fs}-${where}`;
+}
+
+// Work is sized so one repetition of the slowest peer takes roughly a second in full mode.
+// The JS file system on a pthread is ~100x slower per call than anything else, so the fs
+// workloads do less work there; reports compare them per operation (ops are recorded).
+function fsScale(fs, where) {
+  return fs === 'js' && where === 'pthread' ? 1 : 10;
+}
+
+export function configurations({ quick = false } = {}) {
+  const quickFactor = quick ? 0.05 : 1;
+  const list = [];
+  const add = (config) => list.push({ ...config, scale: +(config.scale * quickFactor).toFixed(4),
+                                      program: programName(config) });
+  for (const threads of THREAD_COUNTS) {
+    add({ workload: 'math', variant: 'standard', malloc: 'dlmalloc', fs: 'js', where: 'pthread', threads, scale: 1 });
+  }
+  for (const variant of ['standard', 'small', 'cross']) {
+    for (const malloc of MALLOCS) {
+      for (const threads of THREAD_COUNTS) {
+        add({ workload: 'malloc', variant, malloc, fs: 'js', where: 'pthread', threads, scale: 1 });
+      }
+    }
+  }
+  for (const fs of FILE_SYSTEMS) {
+    for (const variant of ['records', 'smallfile']) {
+      for (const where of ['main', 'pthread']) {
+        add({ workload: 'fs', variant, malloc: 'dlmalloc', fs, where, threads: 1, scale: fsScale(fs, where) });
+      }
+    }
+    for (const threads of THREAD_COUNTS) {
+      add({ workload: 'fs', variant: 'files', malloc: 'dlmalloc', fs, where: 'pthread', threads,
+            scale: fsScale(fs, 'pthread') });
+    }
+  }
+  return list;
+}
+
+export function runsPerConfiguration({ quick = false } = {}) {
+  return quick ? { reps: 1, warmup: 1 } : { reps: 5, warmup: 1 };
+}
+
+export function programs() {
+  return [...new Set(configurations().map((config) => config.program))];
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--programs') {
+  console.log(programs().join('\n'));
+}

@@ -1,0 +1,215 @@
+// Turns one results file into bench/results/report.md plus SVG and PNG charts.
+//
+// usage (to re-render an earlier run): node bench/runner/report.mjs bench/results/<file>.json
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BASELINE, MALLOCS, FILE_SYSTEMS, HOSTS, THREAD_COUNTS } from './matrix.mjs';
+import { lineChart, barChart } from './charts.mjs';
+import { svgFilesToPng } from './png.mjs';
+
+const FS_NAMES = { js: 'JS FS', wasmfs: 'WasmFS' };
+const MALLOC_VARIANTS = { standard: '1000-2023 B blocks', small: '16-527 B blocks', cross: 'cross-thread frees' };
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b), middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+// Groups records by configuration: { key -> { ...config, n, median, min, max, usPerOp, peak, wasm, status, reason } }.
+export function summarize(records) {
+  const groups = new Map();
+  for (const record of records) {
+    const key = [record.host, record.workload, record.variant, record.malloc, record.fs, record.where, record.threads].join('|');
+    if (!groups.has(key)) groups.set(key, { record, ok: [], failures: [] });
+    (record.ok ? groups.get(key).ok : groups.get(key).failures).push(record);
+  }
+  const summary = new Map();
+  for (const [key, { record, ok, failures }] of groups) {
+    const { host, workload, variant, malloc, fs: fileSystem, where, threads, wasm_bytes } = record;
+    const base = { host, workload, variant, malloc, fs: fileSystem, where, threads, wasm: wasm_bytes };
+    if (ok.length === 0 || failures.length > 0) {
+      summary.set(key, { ...base, n: 0, status: failures[0].status, reason: failures[0].reason });
+      continue;
+    }
+    const times = ok.map((r) => r.ms);
+    const med = median(times);
+    summary.set(key, { ...base, n: ok.length, status: 'ok', median: med, min: Math.min(...times), max: Math.max(...times),
+                       usPerOp: (med * 1000) / ok[0].ops, peak: Math.max(...ok.map((r) => r.peak_bytes)) });
+  }
+  return summary;
+}
+
+const find = (summary, host, workload, variant, malloc, fileSystem, where, threads) =>
+  summary.get([host, workload, variant, malloc, fileSystem, where, threads].join('|'));
+
+const fmt = (value, digits = 1) => (value === undefined || value === null ? '–' : value.toFixed(digits));
+const ratio = (value) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : '–');
+const mib = (bytes) => fmt(bytes / 1048576, 1);
+const kib = (bytes) => fmt(bytes / 1024, 0);
+const cell = (row) => (row?.status === 'ok' ? `${fmt(row.median)} (${fmt(row.min)}–${fmt(row.max)})` : `**${row?.status ?? 'not run'}**`);
+
+function table(header, rows) {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}
+
+function hostsIn(summary) {
+  return HOSTS.filter((host) => [...summary.values()].some((row) => row.host === host));
+}
+
+function mathSection(summary, charts) {
+  const lines = ['## math: pure arithmetic split over N threads', '',
+    'The ceiling: no memory or file traffic, so any loss of scaling here is the host\'s own.', ''];
+  const rows = [];
+  for (const host of hostsIn(summary)) {
+    const one = find(summary, host, 'math', 'standard', 'dlmalloc', 'js', 'pthread', 1);
+    for (const threads of THREAD_COUNTS) {
+      const row = find(summary, host, 'math', 'standard', 'dlmalloc', 'js', 'pthread', threads);
+      rows.push([host, threads, cell(row), ratio(one?.median / row?.median)]);
+    }
+    charts.push({ name: `math-${host}`, svg: lineChart({ title: `math (${host}): time vs threads`, xLabel: 'threads', yLabel: 'ms (median)',
+      series: [{ name: 'math', points: THREAD_COUNTS.map((t) => [t, find(summary, host, 'math', 'standard', 'dlmalloc', 'js', 'pthread', t)?.median ?? 0]) }] }) });
+  }
+  lines.push(table(['host', 'threads', 'ms median (min–max)', 'speed-up vs 1 thread'], rows), '');
+  return lines;
+}
+
+function mallocSection(summary, charts) {
+  const lines = ['## malloc: 1024 live blocks per thread in a ring, fixed total work', '',
+    `Speed-up vs ${BASELINE.malloc} compares the same thread count; "vs 1 thread" compares the allocator with itself.`,
+    'Peak is the highest heap break (sbrk) seen, including thread stacks.', ''];
+  for (const [variant, label] of Object.entries(MALLOC_VARIANTS)) {
+    const rows = [];
+    for (const host of hostsIn(summary)) {
+      const series = [];
+      for (const malloc of MALLOCS) {
+        const one = find(summary, host, 'malloc', variant, malloc, 'js', 'pthread', 1);
+        const points = [];
+        for (const threads of THREAD_COUNTS) {
+          const row = find(summary, host, 'malloc', variant, malloc, 'js', 'pthread', threads);
+          const base = find(summary, host, 'malloc', variant, BASELINE.malloc, 'js', 'pthread', threads);
+          rows.push([host, malloc, threads, cell(row), ratio(base?.median / row?.median), ratio(one?.median / row?.median),
+                     row?.peak !== undefined ? mib(row.peak) : '–', row ? kib(row.wasm) : '–']);
+          if (row?.status === 'ok') points.push([threads, row.median]);
+        }
+        series.push({ name: malloc, points });
+      }
+      charts.push({ name: `malloc-${variant}-${host}`, svg: lineChart({ title: `malloc ${variant} (${host}): time vs threads`,
+        xLabel: 'threads', yLabel: 'ms (median, lower is better)', series }) });
+    }
+    lines.push(`### ${variant} (${label})`, '',
+      table(['host', 'malloc', 'threads', 'ms median (min–max)', `speed-up vs ${BASELINE.malloc}`, 'vs 1 thread', 'peak MiB', 'wasm KiB'], rows), '');
+  }
+  return lines;
+}
+
+function fsSection(summary, charts) {
+  const lines = ['## fs: 100-byte records, small files, one file per thread', '',
+    'The fs work is smaller for the JS FS on a pthread (it is far slower), so these tables compare time per file-system call (µs/op).',
+    'Peak heap does not count the JS FS\'s file data, which lives in JavaScript arrays.', ''];
+  for (const variant of ['records', 'smallfile']) {
+    const rows = [];
+    for (const host of hostsIn(summary)) {
+      const groups = [];
+      for (const fileSystem of FILE_SYSTEMS) {
+        const bars = [];
+        const main = find(summary, host, 'fs', variant, 'dlmalloc', fileSystem, 'main', 1);
+        for (const where of ['main', 'pthread']) {
+          const row = find(summary, host, 'fs', variant, 'dlmalloc', fileSystem, where, 1);
+          const base = find(summary, host, 'fs', variant, 'dlmalloc', BASELINE.fs, where, 1);
+          rows.push([host, FS_NAMES[fileSystem], where, row?.status === 'ok' ? `${fmt(row.usPerOp, 2)}` : `**${row?.status ?? 'not run'}** ${row?.reason ?? ''}`,
+                     cell(row), ratio(base?.usPerOp / row?.usPerOp), where === 'pthread' ? ratio(row?.usPerOp / main?.usPerOp) : '', row ? kib(row.wasm) : '–']);
+          if (row?.status === 'ok') bars.push({ name: where === 'main' ? 'main thread' : 'pthread', value: row.usPerOp });
+        }
+        groups.push({ name: FS_NAMES[fileSystem], bars });
+      }
+      charts.push({ name: `fs-${variant}-${host}`, svg: barChart({ title: `fs ${variant} (${host}): main thread vs pthread`,
+        xLabel: 'file system', yLabel: 'µs per call (median, lower is better)', groups }) });
+    }
+    lines.push(`### ${variant}`, '', table(['host', 'file system', 'runs on', 'µs/op', 'ms median (min–max)',
+      `speed-up vs ${FS_NAMES[BASELINE.fs]}`, 'pthread ÷ main', 'wasm KiB'], rows), '');
+  }
+  const rows = [];
+  for (const host of hostsIn(summary)) {
+    const series = [];
+    for (const fileSystem of FILE_SYSTEMS) {
+      const one = find(summary, host, 'fs', 'files', 'dlmalloc', fileSystem, 'pthread', 1);
+      const points = [];
+      for (const threads of THREAD_COUNTS) {
+        const row = find(summary, host, 'fs', 'files', 'dlmalloc', fileSystem, 'pthread', threads);
+        rows.push([host, FS_NAMES[fileSystem], threads, row?.status === 'ok' ? fmt(row.usPerOp, 2) : `**${row?.status ?? 'not run'}**`,
+                   cell(row), ratio(one?.median / row?.median)]);
+        if (row?.status === 'ok') points.push([threads, row.usPerOp]);
+      }
+      series.push({ name: FS_NAMES[fileSystem], points });
+    }
+    charts.push({ name: `fs-files-${host}`, svg: lineChart({ title: `fs files (${host}): N threads, own file each`,
+      xLabel: 'threads', yLabel: 'µs per call (median)', series }) });
+  }
+  lines.push('### files (N threads, each on its own file, fixed total work)', '',
+    table(['host', 'file system', 'threads', 'µs/op', 'ms median (min–max)', 'throughput vs 1 thread'], rows), '');
+  return lines;
+}
+
+// The table README.md quotes: the article's two findings, measured here.
+export function headline(summary) {
+  const rows = [];
+  for (const host of hostsIn(summary)) {
+    for (const malloc of MALLOCS) {
+      const times = THREAD_COUNTS.map((t) => find(summary, host, 'malloc', 'standard', malloc, 'js', 'pthread', t));
+      rows.push([host, `malloc, ${malloc}`, ...times.map((row) => (row?.status === 'ok' ? `${fmt(row.median, 0)} ms` : row?.status ?? '–')),
+                 ratio(times[0]?.median / times[2]?.median)]);
+    }
+    for (const fileSystem of FILE_SYSTEMS) {
+      const main = find(summary, host, 'fs', 'records', 'dlmalloc', fileSystem, 'main', 1);
+      const pthread = find(summary, host, 'fs', 'records', 'dlmalloc', fileSystem, 'pthread', 1);
+      rows.push([host, `fs records, ${FS_NAMES[fileSystem]}`, `main ${fmt(main?.usPerOp, 2)} µs/op`,
+                 `pthread ${fmt(pthread?.usPerOp, 2)} µs/op`, '', `pthread ${ratio(pthread?.usPerOp / main?.usPerOp)} main`]);
+    }
+  }
+  return table(['host', 'workload', '1 thread', '2 threads', '4 threads', '1 → 4 threads'], rows);
+}
+
+function problemsSection(summary) {
+  const rows = [...summary.values()].filter((row) => row.status !== 'ok')
+    .map((row) => [row.host, `${row.workload}/${row.variant}`, `${row.malloc}/${row.fs}/${row.where}`, row.threads, row.status, row.reason]);
+  if (rows.length === 0) return ['## Runs that did not complete', '', 'None: every configuration ran and verified its results.', ''];
+  return ['## Runs that did not complete', '', table(['host', 'workload', 'malloc/fs/where', 'threads', 'status', 'why'], rows), ''];
+}
+
+export async function writeReport(results, outDir) {
+  const summary = summarize(results.records);
+  const charts = [];
+  const m = results.machine;
+  const lines = [
+    '# wasmscale benchmark report', '',
+    `Run ${results.started} → ${results.finished} (${results.quick ? 'quick mode: little work, 1 measured run each; not for conclusions' : 'full: 5 measured runs each after 1 warm-up'}), ${results.records.length} records.`, '',
+    `Machine: ${m.cpu}, ${m.cores} cores, ${(m.memory_bytes / 2 ** 30).toFixed(0)} GiB, ${m.os}. Node ${m.node}; ${m.emcc}; ${m.chromium}.`, '',
+    'Reproduce: `make bench` (or `make bench QUICK=1`); raw records in the JSON file beside this report.',
+    'Times are wall-clock milliseconds of the timed region, measured inside the program; each program verifies its own results.', '',
+    '## Headline', '', headline(summary), '',
+    ...mathSection(summary, charts), ...mallocSection(summary, charts), ...fsSection(summary, charts), ...problemsSection(summary),
+    '## Charts', '', ...charts.map((chart) => `![${chart.name}](charts/${chart.name}.svg)`), '',
+  ];
+  const chartDir = path.join(outDir, 'charts');
+  fs.mkdirSync(chartDir, { recursive: true });
+  const svgFiles = charts.map((chart) => {
+    const file = path.join(chartDir, `${chart.name}.svg`);
+    fs.writeFileSync(file, chart.svg);
+    return file;
+  });
+  await svgFilesToPng(svgFiles);
+  const reportFile = path.join(outDir, 'report.md');
+  fs.writeFileSync(reportFile, lines.join('\n'));
+  return reportFile;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const file = process.argv[2];
+  if (!file) {
+    console.error('usage: node bench/runner/report.mjs RESULTS.json');
+    process.exit(2);
+  }
+  const out = await writeReport(JSON.parse(fs.readFileSync(file, 'utf8')), path.dirname(path.resolve(file)));
+  console.log(`report: wrote ${out}`);
+}

@@ -1,0 +1,149 @@
+// Runs the benchmark suite: every configuration of matrix.mjs on every host, each as one
+// process (Node) or page (Chromium) doing warm-up + measured repetitions. Writes
+// bench/results/<timestamp>.json, then the report and charts (report.mjs).
+//
+// usage: node bench/runner/run.mjs [--quick] [--hosts=node,chromium] [--only=WORKLOAD[,...]]
+//                                  [--out=DIR]
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configurations, runsPerConfiguration, HOSTS } from './matrix.mjs';
+import { parseOutput } from './protocol.mjs';
+import { NodeHost } from './hosts/node.mjs';
+import { ChromiumHost } from './hosts/chromium.mjs';
+import { describeMachine } from './machine.mjs';
+import { SCHEMA, validateResults } from './schema.mjs';
+import { writeReport } from './report.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const PROGRAM_DIR = path.join(ROOT, 'build', 'bench');
+const TIMEOUT_MS = 180_000;
+
+function parseArgs(argv) {
+  const options = { quick: false, hosts: HOSTS, only: null, out: path.join(ROOT, 'bench', 'results') };
+  for (const arg of argv) {
+    const [name, value] = arg.split(/=(.*)/s);
+    if (name === '--quick') options.quick = true;
+    else if (name === '--hosts') options.hosts = value.split(',');
+    else if (name === '--only') options.only = value.split(',');
+    else if (name === '--out') options.out = path.resolve(value);
+    else throw new Error(`unknown argument '${arg}' (--quick --hosts= --only= --out=)`);
+  }
+  const unknownHost = options.hosts.find((host) => !HOSTS.includes(host));
+  if (unknownHost) throw new Error(`unknown host '${unknownHost}': expected ${HOSTS.join(', ')}`);
+  return options;
+}
+
+function makeHost(name) {
+  return name === 'node' ? new NodeHost() : new ChromiumHost(PROGRAM_DIR);
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+// One record per measured repetition; a run that failed or was unsupported gives one record
+// with ok=false and the reason, so no row silently disappears.
+function toRecords(config, host, outcome, wasmBytes) {
+  const base = {
+    workload: config.workload, variant: config.variant, host, threads: config.threads,
+    malloc: config.malloc, fs: config.fs, where: config.where, scale: config.scale, wasm_bytes: wasmBytes,
+  };
+  const measured = outcome.reps.filter((rep) => !rep.warmup);
+  if (outcome.status !== 'ok' || measured.length === 0) {
+    return [{ ...base, rep: 0, ms: null, ops: null, peak_bytes: null, checksum: null, ok: false,
+              status: outcome.status === 'ok' ? 'failed' : outcome.status,
+              reason: outcome.reason || 'no measured repetition' }];
+  }
+  return measured.map((rep) => ({
+    ...base, rep: rep.rep, ms: rep.ms, ops: rep.ops, peak_bytes: rep.peak_bytes, checksum: rep.checksum,
+    ok: rep.ok === true, status: 'ok', reason: null,
+  }));
+}
+
+// Every peer and host computing the same work must agree on its checksum.
+function crossCheck(records) {
+  const seen = new Map();
+  for (const record of records.filter((r) => r.ok)) {
+    const key = [record.workload, record.variant, record.threads, record.scale].join('/');
+    const first = seen.get(key);
+    if (!first) {
+      seen.set(key, record);
+    } else if (first.checksum !== record.checksum) {
+      Object.assign(record, { ok: false, status: 'failed',
+        reason: `checksum ${record.checksum} differs from ${first.checksum} (${first.host} ${first.malloc}/${first.fs})` });
+    }
+  }
+}
+
+function progressLine(index, total, host, config, records) {
+  const label = `${host} ${config.workload}/${config.variant} ${config.malloc}/${config.fs}/${config.where} t=${config.threads}`;
+  const ok = records.filter((record) => record.ok);
+  if (ok.length === 0) return `[${index}/${total}] ${label}: ${records[0].status.toUpperCase()} ${records[0].reason}`;
+  const times = ok.map((record) => record.ms);
+  return `[${index}/${total}] ${label}: median ${median(times).toFixed(1)} ms ` +
+         `(min ${Math.min(...times).toFixed(1)}, max ${Math.max(...times).toFixed(1)}, n=${times.length}) ok`;
+}
+
+export async function runSuite(options) {
+  const { reps, warmup } = runsPerConfiguration(options);
+  const configs = configurations(options).filter((config) => !options.only || options.only.includes(config.workload));
+  const records = [];
+  const total = configs.length * options.hosts.length;
+  let index = 0;
+  for (const hostName of options.hosts) {
+    const host = makeHost(hostName);
+    await host.start();
+    try {
+      for (const config of configs) {
+        const programJs = path.join(PROGRAM_DIR, `${config.program}.js`);
+        const wasmFile = path.join(PROGRAM_DIR, `${config.program}.wasm`);
+        if (!fs.existsSync(programJs)) throw new Error(`${programJs} is missing: run 'make programs' first`);
+        const args = [`--variant=${config.variant}`, `--threads=${config.threads}`, `--reps=${reps}`,
+                      `--warmup=${warmup}`, `--scale=${config.scale}`];
+        const result = await host.run(programJs, args, { timeoutMs: TIMEOUT_MS });
+        const runRecords = toRecords(config, hostName, parseOutput(result.lines, result.exitCode),
+                                     fs.statSync(wasmFile).size);
+        records.push(...runRecords);
+        console.log(progressLine(++index, total, hostName, config, runRecords));
+      }
+    } finally {
+      await host.close();
+    }
+  }
+  crossCheck(records);
+  return records;
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const started = new Date();
+  console.log(`bench: ${options.quick ? 'quick' : 'full'} run on ${options.hosts.join(', ')}`);
+  const records = await runSuite(options);
+  const results = { schema: SCHEMA, started: started.toISOString(), finished: new Date().toISOString(),
+                    quick: options.quick, machine: describeMachine(), records };
+  const problems = validateResults(results);
+  if (problems.length) throw new Error(`results do not match the schema: ${problems.join('; ')}`);
+  fs.mkdirSync(options.out, { recursive: true });
+  const file = path.join(options.out, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  fs.writeFileSync(file, JSON.stringify(results, null, 1) + '\n');
+  console.log(`bench: wrote ${path.relative(process.cwd(), file)}`);
+  const report = await writeReport(results, options.out);
+  console.log(`bench: wrote ${path.relative(process.cwd(), report)} and charts`);
+  const failed = records.filter((record) => record.status === 'failed');
+  if (failed.length) {
+    for (const record of failed) {
+      console.error(`bench: FAILED ${record.host} ${record.workload}/${record.variant} ${record.malloc}/${record.fs}/${record.where} t=${record.threads}: ${record.reason}`);
+    }
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    console.error(`bench: ${error.message}`);
+    process.exitCode = 2;
+  });
+}

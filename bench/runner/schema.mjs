@@ -1,0 +1,49 @@
+// The shape of bench/results/<timestamp>.json, checked before it is written and by the tests.
+export const SCHEMA = 'wasmscale-bench/1';
+
+const nullableNumber = (value) => value === null || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
+const RECORD_FIELDS = {
+  workload: (v) => ['math', 'malloc', 'fs'].includes(v),
+  variant: (v) => typeof v === 'string' && v.length > 0,
+  host: (v) => ['node', 'chromium'].includes(v),
+  threads: (v) => Number.isInteger(v) && v >= 1,
+  malloc: (v) => typeof v === 'string' && v.length > 0,
+  fs: (v) => typeof v === 'string' && v.length > 0,
+  where: (v) => ['main', 'pthread'].includes(v),
+  scale: (v) => typeof v === 'number' && v > 0,
+  rep: (v) => Number.isInteger(v) && v >= 0,
+  ms: nullableNumber,
+  ops: nullableNumber,
+  peak_bytes: nullableNumber,
+  wasm_bytes: (v) => Number.isInteger(v) && v > 0,
+  checksum: (v) => v === null || /^[0-9a-f]{16}$/.test(v),
+  ok: (v) => typeof v === 'boolean',
+  status: (v) => ['ok', 'failed', 'unsupported'].includes(v),
+  reason: (v) => v === null || typeof v === 'string',
+};
+export const RECORD_KEYS = Object.keys(RECORD_FIELDS);
+
+// Returns a list of problems; empty when the results are valid.
+export function validateResults(results) {
+  const problems = [];
+  if (results?.schema !== SCHEMA) problems.push(`schema is ${results?.schema}, expected ${SCHEMA}`);
+  for (const key of ['started', 'finished']) {
+    if (Number.isNaN(Date.parse(results?.[key]))) problems.push(`${key} is not a date`);
+  }
+  if (typeof results?.machine?.cores !== 'number') problems.push('machine.cores is missing');
+  if (!Array.isArray(results?.records) || results.records.length === 0) {
+    problems.push('records is empty');
+    return problems;
+  }
+  results.records.forEach((record, index) => {
+    for (const [key, valid] of Object.entries(RECORD_FIELDS)) {
+      if (!(key in record)) problems.push(`record ${index}: ${key} is missing`);
+      else if (!valid(record[key])) problems.push(`record ${index}: ${key} = ${JSON.stringify(record[key])} is invalid`);
+    }
+    if (record.ok && (record.ms === null || record.ops === null || record.status !== 'ok')) {
+      problems.push(`record ${index}: ok but without a measurement`);
+    }
+    if (!record.ok && !record.reason) problems.push(`record ${index}: not ok but no reason given`);
+  });
+  return problems;
+}

@@ -1,0 +1,93 @@
+// bin/wasmscale-cc: its options, its errors, and real builds with every allocator and file system.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DRIVER, ROOT, run, runWasm } from './helpers.mjs';
+
+const FIXTURE = path.join(ROOT, 'tests', 'fixtures', 'hello_threads.c');
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-driver-'));
+
+function expectUsageError(args, pattern, env = {}) {
+  const result = run(DRIVER, args, { env: { ...process.env, ...env } });
+  assert.equal(result.status, 2, `exit status for ${args.join(' ')}: ${result.stderr}`);
+  const lines = result.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, `one line of error, got: ${result.stderr}`);
+  assert.match(lines[0], /^wasmscale-cc: /);
+  assert.match(lines[0], pattern);
+}
+
+test('--help documents every option and value', () => {
+  const result = run(DRIVER, ['--help']);
+  assert.equal(result.status, 0);
+  for (const word of ['--malloc=NAME', '--fs=NAME', 'dlmalloc', 'emmalloc', 'mimalloc', 'js', 'wasmfs', '--print-command', 'EMCC']) {
+    assert.ok(result.stdout.includes(word), `help mentions ${word}`);
+  }
+});
+
+test('unknown or missing option values are one-line errors with status 2', () => {
+  expectUsageError(['--malloc=tcmalloc', 'x.c'], /unknown --malloc value 'tcmalloc'.*dlmalloc, emmalloc, mimalloc/);
+  expectUsageError(['--fs=idbfs', 'x.c'], /unknown --fs value 'idbfs'.*js, wasmfs/);
+  expectUsageError(['--malloc'], /--malloc needs a value/);
+  expectUsageError(['-sMALLOC=emmalloc', 'x.c'], /use --malloc=NAME or --fs=NAME/);
+  expectUsageError(['-sWASMFS', 'x.c'], /use --malloc=NAME or --fs=NAME/);
+});
+
+test('a missing emcc is named, with status 2', () => {
+  expectUsageError(['x.c'], /emcc not found .*no-such-emcc/, { EMCC: '/nonexistent/no-such-emcc' });
+});
+
+test('a missing cargo is named when mimalloc must be fetched, with status 2', () => {
+  const buildDir = fs.mkdtempSync(path.join(scratch, 'empty-build-'));
+  const result = run(DRIVER, ['--malloc=mimalloc', FIXTURE, '-o', path.join(scratch, 'never.js')],
+                     { env: { ...process.env, WASMSCALE_BUILD_DIR: buildDir, CARGO: '/nonexistent/cargo' } });
+  assert.equal(result.status, 2, result.stderr);
+  assert.match(result.stderr, /cargo not found \(\/nonexistent\/cargo\)/);
+});
+
+test('flags map onto emcc settings at link time only', () => {
+  const printed = (args) => {
+    const result = run(DRIVER, ['--print-command', ...args]);
+    assert.equal(result.status, 0, result.stderr);
+    return result.stdout.trim().split(' ');
+  };
+  assert.ok(printed(['x.c']).includes('-sMALLOC=dlmalloc'), 'dlmalloc is the default');
+  assert.ok(!printed(['x.c']).includes('-sWASMFS'), 'the JS FS is the default');
+  assert.ok(printed(['--malloc=emmalloc', 'x.c']).includes('-sMALLOC=emmalloc'));
+  assert.ok(printed(['--fs', 'wasmfs', 'x.c']).includes('-sWASMFS'));
+  const compileOnly = printed(['--malloc=emmalloc', '--fs=wasmfs', '-c', 'x.c']);
+  assert.ok(!compileOnly.some((arg) => arg.startsWith('-sMALLOC') || arg === '-sWASMFS'), compileOnly.join(' '));
+  assert.deepEqual(printed(['-O2', '-c', 'x.c', '-o', 'x.o']).slice(1), ['-O2', '-c', 'x.c', '-o', 'x.o'], 'other arguments pass through in order');
+});
+
+const builds = [
+  { malloc: 'dlmalloc', fs: 'js', pthread: true },
+  { malloc: 'emmalloc', fs: 'wasmfs', pthread: true },
+  { malloc: 'mimalloc', fs: 'js', pthread: true },
+  { malloc: 'mimalloc', fs: 'wasmfs', pthread: false },
+];
+for (const { malloc, fs: fileSystem, pthread } of builds) {
+  test(`builds and runs from another directory: --malloc=${malloc} --fs=${fileSystem}${pthread ? ' -pthread' : ''}`, () => {
+    const out = path.join(scratch, `${malloc}-${fileSystem}-${pthread ? 'mt' : 'st'}.js`);
+    const flags = pthread ? ['-pthread', '-sPROXY_TO_PTHREAD', '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=4', '-sALLOW_MEMORY_GROWTH=1', '-Wno-pthreads-mem-growth'] : ['-sALLOW_MEMORY_GROWTH=1'];
+    const build = run(DRIVER, [`--malloc=${malloc}`, `--fs=${fileSystem}`, '-O2', ...flags, FIXTURE, '-o', out], { cwd: scratch });
+    assert.equal(build.status, 0, build.stderr);
+    const js = fs.readFileSync(out, 'utf8');
+    // The JS FS puts its MEMFS into the .js; WasmFS keeps files in Wasm.
+    assert.equal(js.includes('MEMFS'), fileSystem === 'js', `MEMFS in the .js for --fs=${fileSystem}`);
+    const result = runWasm(out, [], { cwd: scratch });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^sum \d+ \d+ \d+, file ok$/m);
+  });
+}
+
+test('the mimalloc peer is built once and reused', () => {
+  const library = path.join(ROOT, 'build', 'peers', 'mimalloc', 'libmimalloc-peer-mt.a');
+  assert.ok(fs.existsSync(library), `${library} exists after a mimalloc build`);
+  const before = fs.statSync(library).mtimeMs;
+  const result = run(DRIVER, ['--malloc=mimalloc', '--print-command', '-pthread', 'x.c']);
+  assert.equal(result.status, 0, result.stderr);
+  assert.ok(result.stdout.includes(library), 'links the cached library');
+  assert.equal(fs.statSync(library).mtimeMs, before, 'not rebuilt');
+});
