@@ -53,6 +53,23 @@ export function configurations({ quick = false } = {}) {
   return list;
 }
 
+// Defects of a peer that make some of its runs fail now and then. A failure whose reason
+// matches is still recorded and reported, with the note, but does not fail the suite; any
+// other failure does. Each entry names what was observed, so it can be re-checked on upgrade.
+const KNOWN_ISSUES = [
+  {
+    applies: (config) => config.fs === 'wasmfs' && config.variant === 'files' && config.threads > 1,
+    symptom: /failed: (Is a directory|No such file or directory)$/,
+    note: 'Emscripten 3.1.6 WasmFS: with several threads opening and closing files at once, a ' +
+          'descriptor sometimes refers to another file or a directory (seen in ~1 of 60 repetitions)',
+  },
+];
+
+export function knownIssue(config, reason) {
+  const issue = KNOWN_ISSUES.find((candidate) => candidate.applies(config) && candidate.symptom.test(reason ?? ''));
+  return issue ? issue.note : null;
+}
+
 export function runsPerConfiguration({ quick = false } = {}) {
   return quick ? { reps: 1, warmup: 1 } : { reps: 5, warmup: 1 };
 }

@@ -29,7 +29,7 @@ export function summarize(records) {
     const { host, workload, variant, malloc, fs: fileSystem, where, threads, wasm_bytes } = record;
     const base = { host, workload, variant, malloc, fs: fileSystem, where, threads, wasm: wasm_bytes };
     if (ok.length === 0 || failures.length > 0) {
-      summary.set(key, { ...base, n: 0, status: failures[0].status, reason: failures[0].reason });
+      summary.set(key, { ...base, n: 0, status: failures[0].status, reason: failures[0].reason, knownIssue: failures[0].known_issue });
       continue;
     }
     const times = ok.map((r) => r.ms);
@@ -172,9 +172,12 @@ export function headline(summary) {
 
 function problemsSection(summary) {
   const rows = [...summary.values()].filter((row) => row.status !== 'ok')
-    .map((row) => [row.host, `${row.workload}/${row.variant}`, `${row.malloc}/${row.fs}/${row.where}`, row.threads, row.status, row.reason]);
+    .map((row) => [row.host, `${row.workload}/${row.variant}`, `${row.malloc}/${row.fs}/${row.where}`, row.threads, row.status,
+                   row.reason, row.knownIssue ?? '']);
   if (rows.length === 0) return ['## Runs that did not complete', '', 'None: every configuration ran and verified its results.', ''];
-  return ['## Runs that did not complete', '', table(['host', 'workload', 'malloc/fs/where', 'threads', 'status', 'why'], rows), ''];
+  return ['## Runs that did not complete', '',
+    'A configuration with any failed repetition is shown here rather than in the tables above.', '',
+    table(['host', 'workload', 'malloc/fs/where', 'threads', 'status', 'why', 'known peer issue'], rows), ''];
 }
 
 export async function writeReport(results, outDir) {

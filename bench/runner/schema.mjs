@@ -20,6 +20,7 @@ const RECORD_FIELDS = {
   ok: (v) => typeof v === 'boolean',
   status: (v) => ['ok', 'failed', 'unsupported'].includes(v),
   reason: (v) => v === null || typeof v === 'string',
+  known_issue: (v) => v === null || typeof v === 'string',
 };
 export const RECORD_KEYS = Object.keys(RECORD_FIELDS);
 
@@ -44,6 +45,7 @@ export function validateResults(results) {
       problems.push(`record ${index}: ok but without a measurement`);
     }
     if (!record.ok && !record.reason) problems.push(`record ${index}: not ok but no reason given`);
+    if (record.known_issue && record.status !== 'failed') problems.push(`record ${index}: known_issue on a run that did not fail`);
   });
   return problems;
 }

@@ -14,6 +14,8 @@
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
 extern unsigned char __heap_base;
+#else
+#include <sys/resource.h>
 #endif
 
 enum { BENCH_MAX_THREADS = 64 };
@@ -81,7 +83,10 @@ static uintptr_t heap_bytes_now(void) {
   // All heap memory (malloc's and any other sbrk user's) lies between __heap_base and the break.
   return (uintptr_t)sbrk(0) - (uintptr_t)&__heap_base;
 #else
-  return 0;  // natively, peak memory is taken from the process (maxrss) by the runner
+  // Natively there is no single heap break: report the process's peak resident size.
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return (uintptr_t)usage.ru_maxrss * 1024;
 #endif
 }
 
