@@ -1,0 +1,48 @@
+// wasmscale allocator: public API beyond the standard malloc family.
+//
+// Linking the library (bin/wasmscale-cc --malloc=wasmscale, or libwasmscale-alloc natively)
+// replaces malloc, free, calloc, realloc, reallocarray, memalign, posix_memalign,
+// aligned_alloc, valloc, pvalloc, malloc_usable_size, malloc_trim, the __libc_* names and,
+// in Emscripten, the emscripten_builtin_* names. This header adds statistics.
+#ifndef WASMSCALE_ALLOC_H
+#define WASMSCALE_ALLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Number of size classes for small and medium blocks; larger blocks are "large".
+#define WS_ALLOC_SIZE_CLASSES 72
+
+typedef struct ws_alloc_stats {
+  uint64_t bytes_in_use;          // sum of the sizes of live blocks (size-class rounded)
+  uint64_t bytes_in_use_peak;     // highest bytes_in_use seen at a page or large allocation
+  uint64_t bytes_reserved;        // memory taken from the platform (sbrk / mmap)
+  uint64_t bytes_reserved_peak;
+  uint64_t large_in_use;          // bytes in live large blocks (included in bytes_in_use)
+  uint64_t allocations;           // calls that returned memory
+  uint64_t cross_thread_frees;    // frees of blocks owned by another thread's heap
+  uint64_t heaps_live;            // heaps owned by a running thread
+  uint64_t heaps_abandoned;       // heaps whose thread exited, waiting for adoption
+  uint64_t pool_lock_acquisitions;  // shared span-pool lock: taken...
+  uint64_t pool_lock_contended;     // ...and found busy
+  uint64_t class_block_size[WS_ALLOC_SIZE_CLASSES];
+  uint64_t class_allocations[WS_ALLOC_SIZE_CLASSES];
+} ws_alloc_stats;
+
+// Fills *stats with a snapshot. Counters from other threads are read without stopping them,
+// so a snapshot taken while they run is approximate.
+void ws_alloc_get_stats(ws_alloc_stats *stats);
+
+// Prints the snapshot in a readable form (out may be NULL for stderr).
+void ws_alloc_print_stats(FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,171 @@
+// wasmscale allocator: data structures, knobs and cross-module helpers.
+//
+// Memory layout (see docs/allocator.md for the picture):
+//   - The platform hands out memory in growing steps (sbrk in Wasm, a reserved mmap natively),
+//     all inside one address window starting at ws_prim_window_base().
+//   - The window is cut into 32 KiB pages. Every page has a descriptor (ws_page) in the page
+//     map, so any pointer finds its page by arithmetic.
+//   - Consecutive pages form spans. The shared span pool (span.c, one lock) hands out spans:
+//     runs of 1-4 pages for small/medium blocks of one size class, or large blocks.
+//   - Each thread owns a heap (heap.c): per size class, a list of runs with free blocks.
+//     Allocating and freeing a block of one's own run touches only that run: no lock, no
+//     atomic read-modify-write. Frees from other threads go to the run's atomic list
+//     (free.c), collected lazily by the owner.
+#ifndef WASMSCALE_ALLOC_INTERNAL_H
+#define WASMSCALE_ALLOC_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wasmscale/alloc.h"
+#include "../platform/platform.h"
+
+// ---------------------------------------------------------------------------------------
+// Knobs. Everything else derives from these.
+// ---------------------------------------------------------------------------------------
+#define WS_PAGE_SHIFT 15                        // 32 KiB pages
+#define WS_PAGE_SIZE ((size_t)1 << WS_PAGE_SHIFT)
+#define WS_ALIGNMENT 16                         // every block is 16-byte aligned
+#define WS_CLASSES WS_ALLOC_SIZE_CLASSES        // 8 per doubling: <= 12.5% rounding waste
+#define WS_MEDIUM_MAX ((size_t)32 << 10)        // larger requests are large blocks
+#define WS_RUN_MIN_BLOCKS 8                     // a run holds at least this many blocks
+#define WS_GROW_MIN ((size_t)256 << 10)         // smallest step taken from the platform
+#define WS_MAP_CHUNK_PAGES 1024                 // page descriptors allocated together
+#define WS_WINDOW_MAX ((uint64_t)4 << 30)       // 4 GiB: all of wasm32 memory
+#define WS_WINDOW_PAGES (WS_WINDOW_MAX >> WS_PAGE_SHIFT)
+#define WS_MAP_CHUNKS (WS_WINDOW_PAGES / WS_MAP_CHUNK_PAGES)
+#define WS_SPAN_BINS 64                         // free spans binned by page count
+
+#define ws_likely(x) __builtin_expect(!!(x), 1)
+#define ws_unlikely(x) __builtin_expect(!!(x), 0)
+
+// ---------------------------------------------------------------------------------------
+// Blocks, runs and pages.
+// ---------------------------------------------------------------------------------------
+typedef struct ws_block {
+  struct ws_block *next;
+} ws_block;
+
+typedef enum ws_page_kind {
+  WS_PAGE_UNUSED = 0,   // not yet taken from the platform, or part of the page map's own memory
+  WS_PAGE_FREE,         // head or tail of a free span in the pool
+  WS_PAGE_RUN,          // head of a run of small/medium blocks of one size class
+  WS_PAGE_LARGE,        // head of one large block
+  WS_PAGE_INTERIOR,     // any other page of a run or large block: see `head`
+} ws_page_kind;
+
+// thread_free holds a list of blocks freed by other threads; its low bit is a flag.
+#define WS_NOTIFY_OWNER ((uintptr_t)1)  // run is full: remote frees go to the owner heap instead
+
+struct ws_heap;
+
+typedef struct ws_page {
+  struct ws_page *head;         // the span's first page (itself when it is the head)
+  uint32_t pages;               // span length (head and, for free spans, tail)
+  uint8_t kind;                 // ws_page_kind
+  uint8_t size_class;           // runs only
+  bool in_full;                 // run is off its heap's class list (owner only)
+  uint32_t block_size;          // runs: size of every block; large: usable size
+  uint32_t capacity;            // runs: blocks in the run
+  uint32_t used;                // runs: blocks out of the owner's free list (owner only)
+  ws_block *free;               // runs: owner's free list
+  _Atomic uintptr_t thread_free;  // runs: blocks freed by other threads, | WS_NOTIFY_OWNER
+  _Atomic(struct ws_heap *) owner;  // runs: the heap that allocates from this run
+  struct ws_page *next, *prev;  // heap class list, or pool bin
+  size_t large_offset;          // large: user pointer minus span start (for alignment)
+} ws_page;
+
+// ---------------------------------------------------------------------------------------
+// Heaps.
+// ---------------------------------------------------------------------------------------
+typedef enum ws_heap_state {
+  WS_HEAP_LIVE = 0,         // owned by a running thread
+  WS_HEAP_ABANDONED,        // its thread exited; waiting to be adopted or reclaimed
+  WS_HEAP_BUSY,             // being adopted or reclaimed
+} ws_heap_state;
+
+typedef struct ws_heap {
+  ws_page *avail[WS_CLASSES];      // runs with (probably) free blocks; first is tried first
+  _Atomic uintptr_t delayed_free;  // blocks freed remotely into full runs (a list)
+  _Atomic int state;               // ws_heap_state
+  struct ws_heap *next_heap;       // all heaps ever made (never freed, so lists stay valid)
+  // Statistics, written by the owner only.
+  uint64_t in_use;
+  uint64_t allocations;
+  uint64_t cross_thread_frees;
+  uint64_t class_allocations[WS_CLASSES];
+} ws_heap;
+
+// ---------------------------------------------------------------------------------------
+// Size classes (size_class.c).
+// ---------------------------------------------------------------------------------------
+static inline unsigned ws_size_class(size_t size) {
+  if (size <= 128) return size == 0 ? 0 : (unsigned)((size - 1) >> 4);
+  unsigned bit = 31u - (unsigned)__builtin_clz((unsigned)(size - 1));  // 2^bit < size <= 2^(bit+1)
+  unsigned step_shift = bit - 3;
+  unsigned index = (unsigned)((size - 1 - ((size_t)1 << bit)) >> step_shift);
+  return 8 + (bit - 7) * 8 + index;
+}
+size_t _ws_class_size(unsigned size_class);
+uint32_t _ws_class_run_pages(unsigned size_class);
+
+// ---------------------------------------------------------------------------------------
+// Page map (pagemap.c): pointer -> descriptor.
+// ---------------------------------------------------------------------------------------
+extern ws_page *_ws_page_map[WS_MAP_CHUNKS];
+extern uintptr_t _ws_window_base;
+
+static inline ws_page *ws_page_at_index(size_t index) {
+  ws_page *chunk = _ws_page_map[index / WS_MAP_CHUNK_PAGES];
+  return chunk ? &chunk[index % WS_MAP_CHUNK_PAGES] : NULL;
+}
+
+// The head descriptor of the span holding p, or NULL if p is not in allocator memory.
+static inline ws_page *ws_span_of(const void *p) {
+  uintptr_t offset = (uintptr_t)p - _ws_window_base;
+  if (ws_unlikely(offset >= WS_WINDOW_MAX)) return NULL;
+  ws_page *page = ws_page_at_index(offset >> WS_PAGE_SHIFT);
+  return page ? page->head : NULL;
+}
+
+void *_ws_page_address(const ws_page *page);
+size_t _ws_page_index_of(const ws_page *page);
+bool _ws_map_ensure(size_t first_index, size_t count);
+
+// ---------------------------------------------------------------------------------------
+// Span pool (span.c): the only lock, taken for runs and large blocks.
+// ---------------------------------------------------------------------------------------
+ws_page *_ws_span_alloc(size_t pages, size_t alignment);  // alignment: power of 2, may exceed a page
+void _ws_span_free(ws_page *head);
+bool _ws_span_grow_in_place(ws_page *head, size_t pages);  // large realloc
+void _ws_span_stats(ws_alloc_stats *stats);
+size_t _ws_span_trim(void);
+
+// ---------------------------------------------------------------------------------------
+// Heaps (heap.c) and the allocation/free paths (alloc.c, free.c).
+// ---------------------------------------------------------------------------------------
+ws_heap *_ws_heap_current(void);         // the calling thread's heap, created on first use
+ws_heap *_ws_heap_builtin_lock(void);    // the shared, locked heap for code without TLS
+void _ws_heap_builtin_unlock(void);
+ws_heap *_ws_heap_list(void);
+void _ws_heap_reclaim_abandoned(void);   // returns empty runs of abandoned heaps to the pool
+
+void *_ws_heap_alloc(ws_heap *heap, size_t size);
+void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class);
+void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size);
+void _ws_free_in(ws_heap *heap, void *p);         // heap: the caller's heap (may be NULL)
+void _ws_collect_delayed(ws_heap *heap);
+void _ws_run_collect(ws_heap *heap, ws_page *run);
+void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);
+size_t _ws_usable_size(const void *p);
+
+// Global counters kept with atomics (slow paths only).
+extern _Atomic uint64_t _ws_large_in_use;
+extern _Atomic uint64_t _ws_in_use_peak;
+void _ws_note_in_use_peak(void);
+
+_Noreturn void _ws_fatal(const char *problem, const void *address);
+
+#endif
