@@ -4,9 +4,13 @@
 #   make bench QUICK=1   the same with little work per run (what the tests use)
 #   make test         set up and run every test
 #   make programs     only build the benchmark programs
+#   make libs         only build the wasmscale libraries (Wasm and native)
 
 BUILD   := build
 WSCC    := bin/wasmscale-cc
+EMCC    ?= emcc
+EMAR    ?= emar
+CC      := gcc
 export NODE_PATH ?= /usr/share/nodejs
 NODE    := node
 
@@ -14,13 +18,47 @@ NODE    := node
 BENCH_CFLAGS := -O2 -pthread -sEXIT_RUNTIME=1 -sPTHREAD_POOL_SIZE=6 -sALLOW_MEMORY_GROWTH=1 \
                 -Wno-pthreads-mem-growth
 BENCH_HARNESS := bench/src/harness.c bench/src/harness.h
-# Peer glue is built by the driver; a change to it must relink the programs too.
-PEER_SOURCES  := $(wildcard peers/mimalloc/*) src/platform/emscripten/sbrk.c
 
-.PHONY: all setup programs bench test test-unit clean
+.PHONY: all setup libs programs bench test clean
 .DELETE_ON_ERROR:
 
-all: programs
+all: libs programs
+
+# ----- the allocator library ------------------------------------------------------------------
+# One core, several builds: Wasm with and without pthreads, Wasm checked mode, and native
+# (static and shared) for sanitizer tests and native comparisons.
+ALLOC_SOURCES   := $(wildcard src/alloc/*.c) src/platform/common.c
+ALLOC_HEADERS   := $(wildcard src/alloc/*.h src/platform/*.h include/wasmscale/*.h)
+WASM_PLATFORM   := src/platform/emscripten/prim.c src/platform/emscripten/sbrk.c
+NATIVE_PLATFORM := src/platform/posix/prim.c
+ALLOC_WARNINGS  := -std=c11 -Wall -Wextra -Werror -Iinclude
+
+# $(call alloc_library,VARIANT,COMPILER,ARCHIVER,FLAGS,PLATFORM_SOURCES)
+define alloc_library
+$(BUILD)/obj/$(1)/%.o: %.c $(ALLOC_HEADERS)
+	@mkdir -p $$(@D)
+	@$(2) $(ALLOC_WARNINGS) $(4) -c $$< -o $$@
+$(BUILD)/lib/$(1)/libwasmscale-alloc.a: $$(patsubst %.c,$(BUILD)/obj/$(1)/%.o,$(ALLOC_SOURCES) $(5))
+	@mkdir -p $$(@D)
+	@echo "build: $$@"
+	@rm -f $$@ && $(3) rcs $$@ $$^
+endef
+$(eval $(call alloc_library,wasm-mt,$(EMCC),$(EMAR),-O2 -pthread,$(WASM_PLATFORM)))
+$(eval $(call alloc_library,wasm-st,$(EMCC),$(EMAR),-O2,$(WASM_PLATFORM)))
+$(eval $(call alloc_library,wasm-mt-checked,$(EMCC),$(EMAR),-O2 -pthread -DWS_CHECKED=1,$(WASM_PLATFORM)))
+$(eval $(call alloc_library,wasm-st-checked,$(EMCC),$(EMAR),-O2 -DWS_CHECKED=1,$(WASM_PLATFORM)))
+$(eval $(call alloc_library,native,$(CC),ar,-O2 -g -pthread -fPIC,$(NATIVE_PLATFORM)))
+
+$(BUILD)/lib/native/libwasmscale-alloc.so: $(patsubst %.c,$(BUILD)/obj/native/%.o,$(ALLOC_SOURCES) $(NATIVE_PLATFORM))
+	@echo "build: $@"
+	@$(CC) -shared -pthread $^ -o $@
+
+WASM_LIBS := $(foreach v,wasm-mt wasm-st wasm-mt-checked wasm-st-checked,$(BUILD)/lib/$(v)/libwasmscale-alloc.a)
+libs: $(WASM_LIBS) $(BUILD)/lib/native/libwasmscale-alloc.a $(BUILD)/lib/native/libwasmscale-alloc.so
+
+# ----- benchmark programs -----------------------------------------------------------------------
+# Libraries are built by the driver on demand; a change to them must relink the programs too.
+PEER_SOURCES  := $(wildcard peers/mimalloc/*) $(ALLOC_SOURCES) $(ALLOC_HEADERS) $(WASM_PLATFORM)
 
 setup:
 	@scripts/setup.sh

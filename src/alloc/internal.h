@@ -37,6 +37,13 @@
 #define WS_WINDOW_PAGES (WS_WINDOW_MAX >> WS_PAGE_SHIFT)
 #define WS_MAP_CHUNKS (WS_WINDOW_PAGES / WS_MAP_CHUNK_PAGES)
 #define WS_SPAN_BINS 64                         // free spans binned by page count
+#define WS_CACHE_LINE 64                        // descriptors of different threads' runs never share one
+
+// Checked mode (-DWS_CHECKED=1): every block carries its requested size and a canary, and
+// free verifies both and the pointer itself (check.c). Off by default.
+#ifndef WS_CHECKED
+#define WS_CHECKED 0
+#endif
 
 #define ws_likely(x) __builtin_expect(!!(x), 1)
 #define ws_unlikely(x) __builtin_expect(!!(x), 0)
@@ -57,12 +64,13 @@ typedef enum ws_page_kind {
 } ws_page_kind;
 
 // thread_free holds a list of blocks freed by other threads; its low bit is a flag.
-#define WS_NOTIFY_OWNER ((uintptr_t)1)  // run is full: remote frees go to the owner heap instead
+#define WS_NOTIFY_OWNER ((uintptr_t)1)  // run is full: the next remote free must tell the owner heap
 
 struct ws_heap;
 
 typedef struct ws_page {
   struct ws_page *head;         // the span's first page (itself when it is the head)
+  uint32_t index;               // this page's number in the window (fixed)
   uint32_t pages;               // span length (head and, for free spans, tail)
   uint8_t kind;                 // ws_page_kind
   uint8_t size_class;           // runs only
@@ -75,7 +83,7 @@ typedef struct ws_page {
   _Atomic(struct ws_heap *) owner;  // runs: the heap that allocates from this run
   struct ws_page *next, *prev;  // heap class list, or pool bin
   size_t large_offset;          // large: user pointer minus span start (for alignment)
-} ws_page;
+} __attribute__((aligned(WS_CACHE_LINE))) ws_page;
 
 // ---------------------------------------------------------------------------------------
 // Heaps.
@@ -85,6 +93,23 @@ typedef enum ws_heap_state {
   WS_HEAP_ABANDONED,        // its thread exited; waiting to be adopted or reclaimed
   WS_HEAP_BUSY,             // being adopted or reclaimed
 } ws_heap_state;
+
+// Statistics counters are written only by their heap's owner and read by anyone. Plain
+// stores keep the fast path cheap (an atomic store in Wasm is sequentially consistent);
+// under ThreadSanitizer they become relaxed atomics so the benign races are not reported.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WS_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(WS_TSAN)
+#define WS_COUNTER_ADD(field, n) __atomic_fetch_add(&(field), (n), __ATOMIC_RELAXED)
+#define WS_COUNTER_SUB(field, n) __atomic_fetch_sub(&(field), (n), __ATOMIC_RELAXED)
+#else
+#define WS_COUNTER_ADD(field, n) ((field) += (n))
+#define WS_COUNTER_SUB(field, n) ((field) -= (n))
+#endif
+#define WS_COUNTER_READ(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
 typedef struct ws_heap {
   ws_page *avail[WS_CLASSES];      // runs with (probably) free blocks; first is tried first
@@ -118,6 +143,7 @@ extern ws_page *_ws_page_map[WS_MAP_CHUNKS];
 extern uintptr_t _ws_window_base;
 
 static inline ws_page *ws_page_at_index(size_t index) {
+  if (ws_unlikely(index >= WS_WINDOW_PAGES)) return NULL;
   ws_page *chunk = _ws_page_map[index / WS_MAP_CHUNK_PAGES];
   return chunk ? &chunk[index % WS_MAP_CHUNK_PAGES] : NULL;
 }
@@ -125,37 +151,68 @@ static inline ws_page *ws_page_at_index(size_t index) {
 // The head descriptor of the span holding p, or NULL if p is not in allocator memory.
 static inline ws_page *ws_span_of(const void *p) {
   uintptr_t offset = (uintptr_t)p - _ws_window_base;
+#if UINTPTR_MAX > 0xffffffffu  // in wasm32 the window is the whole address space
   if (ws_unlikely(offset >= WS_WINDOW_MAX)) return NULL;
+#endif
   ws_page *page = ws_page_at_index(offset >> WS_PAGE_SHIFT);
   return page ? page->head : NULL;
 }
 
-void *_ws_page_address(const ws_page *page);
-size_t _ws_page_index_of(const ws_page *page);
-bool _ws_map_ensure(size_t first_index, size_t count);
+static inline unsigned char *ws_page_address(const ws_page *page) {
+  return (unsigned char *)(_ws_window_base + ((uintptr_t)page->index << WS_PAGE_SHIFT));
+}
+
+static inline size_t ws_address_index(uintptr_t address) {
+  return (size_t)((address - _ws_window_base) >> WS_PAGE_SHIFT);
+}
+
+// Makes descriptors exist for pages [first, first + count); false when out of memory.
+// Caller holds the pool lock.
+bool _ws_map_ensure(size_t first, size_t count);
 
 // ---------------------------------------------------------------------------------------
 // Span pool (span.c): the only lock, taken for runs and large blocks.
 // ---------------------------------------------------------------------------------------
-ws_page *_ws_span_alloc(size_t pages, size_t alignment);  // alignment: power of 2, may exceed a page
+// A span of `pages` whose start is aligned to `alignment` (a power of two; a page or more is
+// honoured exactly), marked `kind` with every other page pointing at the head. NULL: no memory.
+ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind);
 void _ws_span_free(ws_page *head);
-bool _ws_span_grow_in_place(ws_page *head, size_t pages);  // large realloc
+bool _ws_span_extend(ws_page *head, size_t pages);  // grow a large block in place
 void _ws_span_stats(ws_alloc_stats *stats);
-size_t _ws_span_trim(void);
+bool _ws_span_trim(void);                           // give the free top back to the platform
 
 // ---------------------------------------------------------------------------------------
 // Heaps (heap.c) and the allocation/free paths (alloc.c, free.c).
 // ---------------------------------------------------------------------------------------
-ws_heap *_ws_heap_current(void);         // the calling thread's heap, created on first use
+// The calling thread's heap as the fast paths see it: NULL before its first allocation, and
+// a heap that never has free blocks once the thread has exited.
+extern _Thread_local ws_heap *_ws_current_heap;
+extern ws_page _ws_empty_run;
+extern ws_heap _ws_exited_heap;
+ws_heap *_ws_heap_current(void);         // the calling thread's heap, created on first use;
+                                         // NULL once the thread has exited
 ws_heap *_ws_heap_builtin_lock(void);    // the shared, locked heap for code without TLS
 void _ws_heap_builtin_unlock(void);
 ws_heap *_ws_heap_list(void);
 void _ws_heap_reclaim_abandoned(void);   // returns empty runs of abandoned heaps to the pool
 
+// Takes the first free block of `run` (which must have one) for the owner `heap`.
+static inline void *_ws_pop_block(ws_heap *heap, ws_page *run, unsigned size_class) {
+  ws_block *block = run->free;
+  run->free = block->next;
+  run->used++;
+  WS_COUNTER_ADD(heap->in_use, run->block_size);
+  WS_COUNTER_ADD(heap->allocations, 1);
+  WS_COUNTER_ADD(heap->class_allocations[size_class], 1);
+  return block;
+}
+
 void *_ws_heap_alloc(ws_heap *heap, size_t size);
 void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class);
 void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size);
 void _ws_free_in(ws_heap *heap, void *p);         // heap: the caller's heap (may be NULL)
+void _ws_list_remove(ws_heap *heap, ws_page *run);
+void _ws_list_push_front(ws_heap *heap, ws_page *run);
 void _ws_collect_delayed(ws_heap *heap);
 void _ws_run_collect(ws_heap *heap, ws_page *run);
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);
@@ -166,6 +223,17 @@ extern _Atomic uint64_t _ws_large_in_use;
 extern _Atomic uint64_t _ws_in_use_peak;
 void _ws_note_in_use_peak(void);
 
+// Checked mode (check.c). The API layer asks for CHECK_EXTRA more bytes per block.
+#if WS_CHECKED
+#define WS_CHECK_EXTRA 8
+void _ws_check_after_alloc(void *p, size_t requested);
+void _ws_check_before_free(void *p);
+size_t _ws_check_requested_size(const void *p);
+#else
+#define WS_CHECK_EXTRA 0
+#endif
+
+// Prints "wasmscale: <problem> (address 0x...)" on one line and aborts.
 _Noreturn void _ws_fatal(const char *problem, const void *address);
 
 #endif

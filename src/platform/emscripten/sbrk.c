@@ -8,6 +8,7 @@
 // - it grows linear memory with emscripten_resize_heap when allowed, and otherwise
 //   fails with errno ENOMEM, never aborting.
 
+#define _GNU_SOURCE  // sbrk, brk
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>

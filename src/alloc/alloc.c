@@ -1,0 +1,150 @@
+// Allocation: the fast path (a block off the current run of the thread's heap), the slow path
+// that finds or makes a run with free blocks, large blocks, and aligned allocation.
+//
+// Fast path cost: one TLS load, a size-class computation, two loads and two stores on memory
+// only this thread writes. No lock, no atomic read-modify-write.
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+// ----- runs ----------------------------------------------------------------------------------
+
+static void list_push_front(ws_heap *heap, unsigned size_class, ws_page *run) {
+  ws_page *first = heap->avail[size_class];
+  run->prev = NULL;
+  run->next = first == &_ws_empty_run ? NULL : first;
+  if (run->next) run->next->prev = run;
+  heap->avail[size_class] = run;
+}
+
+void _ws_list_remove(ws_heap *heap, ws_page *run) {
+  if (run->prev) run->prev->next = run->next;
+  else heap->avail[run->size_class] = run->next ? run->next : &_ws_empty_run;
+  if (run->next) run->next->prev = run->prev;
+  run->next = run->prev = NULL;
+}
+
+void _ws_list_push_front(ws_heap *heap, ws_page *run) { list_push_front(heap, run->size_class, run); }
+
+static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
+  uint32_t pages = _ws_class_run_pages(size_class);
+  ws_page *run = _ws_span_alloc(pages, WS_PAGE_SIZE, WS_PAGE_RUN);
+  if (run == NULL) {
+    // Before giving up, take back what exited threads left behind.
+    _ws_heap_reclaim_abandoned();
+    run = _ws_span_alloc(pages, WS_PAGE_SIZE, WS_PAGE_RUN);
+    if (run == NULL) return NULL;
+  }
+  size_t block_size = _ws_class_size(size_class);
+  run->size_class = (uint8_t)size_class;
+  run->block_size = (uint32_t)block_size;
+  run->capacity = (uint32_t)((size_t)pages * WS_PAGE_SIZE / block_size);
+  run->used = 0;
+  run->in_full = false;
+  atomic_store_explicit(&run->thread_free, 0, memory_order_relaxed);
+  atomic_store_explicit(&run->owner, heap, memory_order_release);
+  // Thread the free list through the blocks, lowest address first.
+  unsigned char *base = ws_page_address(run);
+  ws_block *list = NULL;
+  for (uint32_t i = run->capacity; i-- > 0;) {
+    ws_block *block = (ws_block *)(base + (size_t)i * block_size);
+    block->next = list;
+    list = block;
+  }
+  run->free = list;
+  list_push_front(heap, size_class, run);
+  _ws_note_in_use_peak();
+  return run;
+}
+
+// Marks a run with nothing left to hand out as full, unless a remote free arrived meanwhile.
+// While full, remote frees go to the heap's delayed list, so the owner hears of them.
+static bool try_mark_full(ws_heap *heap, ws_page *run) {
+  uintptr_t expected = 0;
+  if (!atomic_compare_exchange_strong_explicit(&run->thread_free, &expected, WS_NOTIFY_OWNER,
+                                               memory_order_acq_rel, memory_order_acquire)) {
+    return false;
+  }
+  _ws_list_remove(heap, run);
+  run->in_full = true;
+  return true;
+}
+
+void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
+  _ws_collect_delayed(heap);
+  ws_page *run = heap->avail[size_class];
+  while (run != &_ws_empty_run && run != NULL) {
+    if (run->free == NULL) _ws_run_collect(heap, run);
+    if (run->free != NULL) {
+      if (run != heap->avail[size_class]) {  // let the fast path find it next time
+        _ws_list_remove(heap, run);
+        list_push_front(heap, size_class, run);
+      }
+      return _ws_pop_block(heap, run, size_class);
+    }
+    ws_page *next = run->next;
+    if (try_mark_full(heap, run)) run = next;  // otherwise a remote free arrived: collect it
+  }
+  run = fresh_run(heap, size_class);
+  return run ? _ws_pop_block(heap, run, size_class) : NULL;
+}
+
+// ----- large blocks --------------------------------------------------------------------------
+
+static void *large_alloc(size_t size, size_t alignment) {
+  if (size > WS_WINDOW_MAX - WS_PAGE_SIZE) return NULL;
+  size_t pages = (size + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE;
+  ws_page *head = _ws_span_alloc(pages, alignment, WS_PAGE_LARGE);
+  if (head == NULL) {
+    _ws_heap_reclaim_abandoned();
+    head = _ws_span_alloc(pages, alignment, WS_PAGE_LARGE);
+    if (head == NULL) return NULL;
+  }
+  head->large_offset = 0;
+  atomic_fetch_add_explicit(&_ws_large_in_use, (uint64_t)pages * WS_PAGE_SIZE, memory_order_relaxed);
+  _ws_note_in_use_peak();
+  return ws_page_address(head);
+}
+
+// ----- entry points used by the public API ------------------------------------------------
+
+void *_ws_heap_alloc(ws_heap *heap, size_t size) {
+  if (ws_likely(size <= WS_MEDIUM_MAX)) {
+    unsigned size_class = ws_size_class(size);
+    ws_page *run = heap->avail[size_class];
+    if (ws_likely(run->free != NULL)) return _ws_pop_block(heap, run, size_class);
+    return _ws_heap_alloc_slow(heap, size_class);
+  }
+  void *p = large_alloc(size, WS_PAGE_SIZE);
+  if (p) WS_COUNTER_ADD(heap->allocations, 1);
+  return p;
+}
+
+// alignment: a power of two. Small and medium blocks come from a class whose size is a
+// multiple of the alignment (runs start on page boundaries, so every block is then aligned);
+// anything else becomes a large block placed at an aligned address.
+void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size) {
+  if (alignment <= WS_ALIGNMENT) return _ws_heap_alloc(heap, size);
+  size_t wanted = size > alignment ? size : alignment;
+  if (wanted <= WS_MEDIUM_MAX) {
+    unsigned size_class = ws_size_class(wanted);
+    while (size_class < WS_CLASSES && _ws_class_size(size_class) % alignment != 0) size_class++;
+    if (size_class < WS_CLASSES) {
+      ws_page *run = heap->avail[size_class];
+      if (run->free != NULL) return _ws_pop_block(heap, run, size_class);
+      return _ws_heap_alloc_slow(heap, size_class);
+    }
+  }
+  void *p = large_alloc(size, alignment);
+  if (p) WS_COUNTER_ADD(heap->allocations, 1);
+  return p;
+}
+
+size_t _ws_usable_size(const void *p) {
+  ws_page *head = ws_span_of(p);
+  if (head == NULL) return 0;
+  if (head->kind == WS_PAGE_RUN) return head->block_size;
+  if (head->kind == WS_PAGE_LARGE) return (size_t)head->pages * WS_PAGE_SIZE - head->large_offset;
+  return 0;
+}

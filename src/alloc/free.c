@@ -1,0 +1,113 @@
+// Freeing. A block of a run owned by the calling thread's heap goes straight back on the run's
+// free list (no lock, no atomic read-modify-write). A block of another heap's run is pushed
+// onto that run's atomic thread_free list. A full run is off its heap's lists, so its owner
+// would not look at it: the first remote free into it goes to the owning heap's delayed_free
+// list instead, which brings the run back. Owners collect both lazily, on their allocation
+// slow path.
+#include "internal.h"
+
+// ----- the owner's side ----------------------------------------------------------------------
+
+// Gives an emptied run back to the pool, unless it is its class's only run (keeping one
+// avoids taking and returning a run on every few allocations).
+void _ws_run_release_if_empty(ws_heap *heap, ws_page *run) {
+  if (run->used != 0 || run->in_full) return;
+  if (heap->avail[run->size_class] == run && run->next == NULL) return;
+  _ws_list_remove(heap, run);
+  _ws_span_free(run);
+}
+
+static void unfull(ws_heap *heap, ws_page *run) {
+  run->in_full = false;
+  // No notice is needed any more (a remote freer may have taken the flag down already).
+  atomic_fetch_and_explicit(&run->thread_free, ~WS_NOTIFY_OWNER, memory_order_acq_rel);
+  _ws_list_push_front(heap, run);
+}
+
+static inline void free_local(ws_heap *heap, ws_page *run, ws_block *block) {
+  block->next = run->free;
+  run->free = block;
+  run->used--;
+  WS_COUNTER_SUB(heap->in_use, run->block_size);
+  if (ws_unlikely(run->in_full)) unfull(heap, run);
+  if (ws_unlikely(run->used == 0)) _ws_run_release_if_empty(heap, run);
+}
+
+void _ws_run_collect(ws_heap *heap, ws_page *run) {
+  if (run->in_full) return;  // its blocks come back through the delayed list first
+  uintptr_t list = atomic_exchange_explicit(&run->thread_free, 0, memory_order_acquire);
+  if (list == 0) return;
+  ws_block *first = (ws_block *)list, *last = first;
+  uint32_t count = 1;
+  while (last->next != NULL) {
+    last = last->next;
+    count++;
+  }
+  last->next = run->free;
+  run->free = first;
+  run->used -= count;
+  WS_COUNTER_SUB(heap->in_use, (uint64_t)count * run->block_size);
+}
+
+void _ws_collect_delayed(ws_heap *heap) {
+  uintptr_t list = atomic_exchange_explicit(&heap->delayed_free, 0, memory_order_acquire);
+  while (list != 0) {
+    ws_block *block = (ws_block *)list;
+    list = (uintptr_t)block->next;
+    free_local(heap, ws_span_of(block), block);
+  }
+}
+
+// ----- other threads' side -------------------------------------------------------------------
+
+static void push_delayed(ws_heap *owner, ws_block *block) {
+  uintptr_t head = atomic_load_explicit(&owner->delayed_free, memory_order_relaxed);
+  do {
+    block->next = (ws_block *)head;
+  } while (!atomic_compare_exchange_weak_explicit(&owner->delayed_free, &head, (uintptr_t)block,
+                                                  memory_order_release, memory_order_relaxed));
+}
+
+static void free_remote(ws_heap *self, ws_page *run, ws_block *block) {
+  if (self != NULL && self != &_ws_exited_heap) WS_COUNTER_ADD(self->cross_thread_frees, 1);
+  uintptr_t head = atomic_load_explicit(&run->thread_free, memory_order_relaxed);
+  for (;;) {
+    if (head & WS_NOTIFY_OWNER) {
+      // The run is full and off its heap's lists. The one freer that clears the flag tells
+      // the owner by handing it this block; everyone after that uses the run's list again.
+      if (atomic_compare_exchange_weak_explicit(&run->thread_free, &head, head & ~WS_NOTIFY_OWNER,
+                                                memory_order_acq_rel, memory_order_relaxed)) {
+        push_delayed(atomic_load_explicit(&run->owner, memory_order_acquire), block);
+        return;
+      }
+      continue;
+    }
+    block->next = (ws_block *)head;
+    if (atomic_compare_exchange_weak_explicit(&run->thread_free, &head, (uintptr_t)block,
+                                              memory_order_release, memory_order_relaxed)) {
+      return;
+    }
+  }
+}
+
+// ----- entry ---------------------------------------------------------------------------------
+
+static void free_large(ws_page *head) {
+  atomic_fetch_sub_explicit(&_ws_large_in_use, (uint64_t)head->pages * WS_PAGE_SIZE, memory_order_relaxed);
+  _ws_span_free(head);
+}
+
+void _ws_free_in(ws_heap *heap, void *p) {
+  ws_page *run = ws_span_of(p);
+  if (ws_likely(run != NULL && run->kind == WS_PAGE_RUN)) {
+    if (ws_likely(atomic_load_explicit(&run->owner, memory_order_relaxed) == heap)) {
+      free_local(heap, run, p);
+    } else {
+      free_remote(heap, run, p);
+    }
+  } else if (run != NULL && run->kind == WS_PAGE_LARGE && (unsigned char *)p == ws_page_address(run) + run->large_offset) {
+    free_large(run);
+  } else {
+    _ws_fatal("free() of a pointer this allocator never returned", p);
+  }
+}

@@ -1,0 +1,126 @@
+// Per-thread heaps: created on a thread's first allocation, abandoned when it exits, adopted
+// by the next new thread (with all their runs), so threads that come and go reuse memory
+// instead of growing it. Heap structs are never freed: remote frees may still point at one.
+//
+// Code that runs before a thread's TLS exists (Emscripten allocates each thread's TLS block
+// with emscripten_builtin_memalign) and threads past their exit use the builtin heap, a heap
+// like the others but shared under a lock and never abandoned.
+#include <string.h>
+
+#include "internal.h"
+
+// A run with no free blocks: every empty class list points here, so the allocation fast path
+// needs no NULL test. Never written.
+ws_page _ws_empty_run;
+
+_Thread_local ws_heap *_ws_current_heap;
+ws_heap _ws_exited_heap;  // marks a thread whose heap was abandoned; never allocates
+static ws_heap builtin_heap;
+static ws_prim_lock builtin_lock = WS_PRIM_LOCK_INIT;
+static _Atomic(ws_heap *) all_heaps;
+static _Atomic bool initialised;
+static ws_prim_lock init_lock = WS_PRIM_LOCK_INIT;
+
+static void heap_reset(ws_heap *heap) {
+  memset(heap, 0, sizeof *heap);
+  for (unsigned i = 0; i < WS_CLASSES; i++) heap->avail[i] = &_ws_empty_run;
+}
+
+static void heap_register(ws_heap *heap) {
+  ws_heap *head = atomic_load(&all_heaps);
+  do {
+    heap->next_heap = head;
+  } while (!atomic_compare_exchange_weak(&all_heaps, &head, heap));
+}
+
+static void init_once(void) {
+  if (atomic_load_explicit(&initialised, memory_order_acquire)) return;
+  ws_prim_lock_acquire(&init_lock);
+  if (!atomic_load(&initialised)) {
+    heap_reset(&builtin_heap);
+    heap_reset(&_ws_exited_heap);
+    heap_register(&builtin_heap);
+    atomic_store_explicit(&initialised, true, memory_order_release);
+  }
+  ws_prim_lock_release(&init_lock);
+}
+
+ws_heap *_ws_heap_list(void) {
+  init_once();
+  return atomic_load(&all_heaps);
+}
+
+ws_heap *_ws_heap_builtin_lock(void) {
+  init_once();
+  ws_prim_lock_acquire(&builtin_lock);
+  return &builtin_heap;
+}
+
+void _ws_heap_builtin_unlock(void) { ws_prim_lock_release(&builtin_lock); }
+
+// Owner work on a heap nobody runs: take in remote frees and return empty runs to the pool.
+static void tidy(ws_heap *heap) {
+  _ws_collect_delayed(heap);
+  for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
+    ws_page *run = heap->avail[size_class];
+    while (run != &_ws_empty_run && run != NULL) {
+      ws_page *next = run->next;
+      _ws_run_collect(heap, run);
+      if (run->used == 0) {
+        // Unlink and give back even the last run of its class: nobody allocates here.
+        if (run->prev) run->prev->next = run->next;
+        else heap->avail[size_class] = run->next ? run->next : &_ws_empty_run;
+        if (run->next) run->next->prev = run->prev;
+        _ws_span_free(run);
+      }
+      run = next;
+    }
+  }
+}
+
+static void abandon(void *arg) {
+  ws_heap *heap = arg;
+  _ws_current_heap = &_ws_exited_heap;
+  tidy(heap);
+  atomic_store_explicit(&heap->state, WS_HEAP_ABANDONED, memory_order_release);
+}
+
+void _ws_heap_reclaim_abandoned(void) {
+  for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) {
+    int expected = WS_HEAP_ABANDONED;
+    if (atomic_compare_exchange_strong(&heap->state, &expected, WS_HEAP_BUSY)) {
+      tidy(heap);
+      atomic_store_explicit(&heap->state, WS_HEAP_ABANDONED, memory_order_release);
+    }
+  }
+}
+
+static ws_heap *adopt_abandoned(void) {
+  for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) {
+    int expected = WS_HEAP_ABANDONED;
+    if (atomic_compare_exchange_strong(&heap->state, &expected, WS_HEAP_LIVE)) return heap;
+  }
+  return NULL;
+}
+
+static ws_heap *create_heap(void) {
+  ws_heap *heap = adopt_abandoned();
+  if (heap == NULL) {
+    ws_heap *builtin = _ws_heap_builtin_lock();
+    heap = _ws_alloc_aligned(builtin, 64, sizeof *heap);
+    _ws_heap_builtin_unlock();
+    if (heap == NULL) return NULL;
+    heap_reset(heap);
+    heap_register(heap);
+  }
+  _ws_current_heap = heap;
+  ws_prim_on_thread_exit(abandon, heap);
+  return heap;
+}
+
+ws_heap *_ws_heap_current(void) {
+  ws_heap *heap = _ws_current_heap;
+  if (ws_likely(heap != NULL)) return heap == &_ws_exited_heap ? NULL : heap;
+  init_once();
+  return create_heap();
+}

@@ -1,0 +1,226 @@
+// The shared span pool: hands out runs of pages (to heaps, for small and medium blocks) and
+// large blocks, and takes them back, merging each freed span with free neighbours so memory
+// freed anywhere is reusable everywhere. It is the allocator's only lock; it is taken about
+// once per run of blocks, never per small malloc or free.
+//
+// Free spans sit in bins by page count (the last bin holds every span of 64 pages or more).
+// A free span's first and last page descriptors both say FREE and point at the head, which
+// is how a span being freed finds a free neighbour on either side.
+#include <string.h>
+
+#include "internal.h"
+
+static ws_prim_lock pool_lock = WS_PRIM_LOCK_INIT;
+static ws_page *bins[WS_SPAN_BINS + 1];
+static uintptr_t owned_end;  // end of the last memory taken from the platform (page aligned)
+static uint64_t reserved, reserved_peak, lock_acquisitions, lock_contended;
+
+static void lock_pool(void) {
+  bool contended = ws_prim_lock_acquire(&pool_lock);
+  lock_acquisitions++;
+  if (contended) lock_contended++;
+}
+
+static void unlock_pool(void) { ws_prim_lock_release(&pool_lock); }
+
+// ----- bins ----------------------------------------------------------------------------------
+
+static size_t bin_of(size_t pages) { return pages < WS_SPAN_BINS ? pages : WS_SPAN_BINS; }
+
+static void bin_insert(ws_page *head) {
+  ws_page **bin = &bins[bin_of(head->pages)];
+  head->prev = NULL;
+  head->next = *bin;
+  if (*bin) (*bin)->prev = head;
+  *bin = head;
+}
+
+static void bin_remove(ws_page *head) {
+  if (head->prev) head->prev->next = head->next;
+  else bins[bin_of(head->pages)] = head->next;
+  if (head->next) head->next->prev = head->prev;
+  head->next = head->prev = NULL;
+}
+
+// ----- marking -------------------------------------------------------------------------------
+
+static void mark_free(ws_page *head, size_t pages) {
+  head->kind = WS_PAGE_FREE;
+  head->head = head;
+  head->pages = (uint32_t)pages;
+  ws_page *tail = ws_page_at_index(head->index + pages - 1);
+  tail->kind = WS_PAGE_FREE;
+  tail->head = head;
+  tail->pages = (uint32_t)pages;
+}
+
+static void mark_used(ws_page *head, size_t pages, ws_page_kind kind) {
+  head->head = head;
+  head->pages = (uint32_t)pages;
+  head->kind = (uint8_t)kind;
+  for (size_t i = 1; i < pages; i++) {
+    ws_page *page = ws_page_at_index(head->index + i);
+    page->head = head;
+    page->kind = WS_PAGE_INTERIOR;
+  }
+}
+
+// Puts span [head, head + pages) into the bins, merged with free neighbours.
+static void release_locked(ws_page *head, size_t pages) {
+  ws_page *next = ws_page_at_index(head->index + pages);
+  if (next && next->kind == WS_PAGE_FREE && next->head == next) {
+    bin_remove(next);
+    pages += next->pages;
+    next->kind = WS_PAGE_INTERIOR;
+  }
+  ws_page *before = head->index > 0 ? ws_page_at_index(head->index - 1) : NULL;
+  if (before && before->kind == WS_PAGE_FREE) {
+    ws_page *previous = before->head;
+    if (previous->kind == WS_PAGE_FREE && previous->index + previous->pages == head->index) {
+      bin_remove(previous);
+      pages += previous->pages;
+      head->kind = WS_PAGE_INTERIOR;
+      head = previous;
+    }
+  }
+  mark_free(head, pages);
+  bin_insert(head);
+}
+
+// ----- growing -------------------------------------------------------------------------------
+
+// Takes at least `pages` more pages from the platform and adds them to the bins.
+static bool grow_locked(size_t pages) {
+  size_t bytes = pages * WS_PAGE_SIZE;
+  if (bytes < WS_GROW_MIN) bytes = WS_GROW_MIN;
+  if (_ws_window_base == 0) _ws_window_base = ws_prim_window_base();
+  for (int attempt = 0; attempt < 4; attempt++) {
+    // The page map may itself take memory from the platform, so settle it before growing.
+    uintptr_t before = ws_prim_break();
+    uintptr_t start = (before + WS_PAGE_SIZE - 1) & ~(uintptr_t)(WS_PAGE_SIZE - 1);
+    if (!_ws_map_ensure(ws_address_index(start), bytes / WS_PAGE_SIZE)) return false;
+    if (ws_prim_break() != before) continue;
+    size_t request = start - before + bytes;
+    unsigned char *got = ws_prim_grow(request);
+    if (got == NULL) return false;
+    reserved += request;
+    if (reserved > reserved_peak) reserved_peak = reserved;
+    // Another sbrk user may have moved the break just before us: use what lies page-aligned
+    // inside what we got.
+    uintptr_t first = ((uintptr_t)got + WS_PAGE_SIZE - 1) & ~(uintptr_t)(WS_PAGE_SIZE - 1);
+    uintptr_t end = ((uintptr_t)got + request) & ~(uintptr_t)(WS_PAGE_SIZE - 1);
+    size_t usable = end > first ? (end - first) / WS_PAGE_SIZE : 0;
+    if (usable == 0 || !_ws_map_ensure(ws_address_index(first), usable)) continue;
+    owned_end = end;
+    release_locked(ws_page_at_index(ws_address_index(first)), usable);
+    if (usable >= pages) return true;
+  }
+  return false;
+}
+
+// ----- allocation ----------------------------------------------------------------------------
+
+// Finds a free span holding `pages` pages at an `alignment`-aligned start; returns the head and
+// the number of leading pages to skip.
+static ws_page *find_locked(size_t pages, size_t alignment, size_t *lead) {
+  for (size_t bin = bin_of(pages); bin <= WS_SPAN_BINS; bin++) {
+    for (ws_page *span = bins[bin]; span != NULL; span = span->next) {
+      uintptr_t start = (uintptr_t)ws_page_address(span);
+      uintptr_t aligned = (start + alignment - 1) & ~(uintptr_t)(alignment - 1);
+      size_t skip = (aligned - start) / WS_PAGE_SIZE;
+      if (skip + pages <= span->pages) {
+        *lead = skip;
+        return span;
+      }
+    }
+  }
+  return NULL;
+}
+
+ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind) {
+  if (alignment < WS_PAGE_SIZE) alignment = WS_PAGE_SIZE;
+  if (pages == 0 || pages > WS_WINDOW_PAGES || alignment > WS_WINDOW_MAX / 2) return NULL;
+  lock_pool();
+  size_t lead = 0;
+  ws_page *span = find_locked(pages, alignment, &lead);
+  if (span == NULL && grow_locked(pages + alignment / WS_PAGE_SIZE - 1)) span = find_locked(pages, alignment, &lead);
+  if (span == NULL) {
+    unlock_pool();
+    return NULL;
+  }
+  bin_remove(span);
+  size_t total = span->pages;
+  if (lead > 0) {
+    mark_free(span, lead);
+    bin_insert(span);
+  }
+  ws_page *head = ws_page_at_index(span->index + lead);
+  if (total > lead + pages) {
+    ws_page *rest = ws_page_at_index(head->index + pages);
+    mark_free(rest, total - lead - pages);
+    bin_insert(rest);
+  }
+  mark_used(head, pages, kind);
+  unlock_pool();
+  return head;
+}
+
+void _ws_span_free(ws_page *head) {
+  lock_pool();
+  release_locked(head, head->pages);
+  unlock_pool();
+}
+
+bool _ws_span_extend(ws_page *head, size_t pages) {
+  if (pages <= head->pages) return true;
+  lock_pool();
+  ws_page *next = ws_page_at_index(head->index + head->pages);
+  size_t more = pages - head->pages;
+  bool ok = next && next->kind == WS_PAGE_FREE && next->head == next && next->pages >= more;
+  if (ok) {
+    size_t spare = next->pages - more;
+    bin_remove(next);
+    if (spare > 0) {
+      ws_page *rest = ws_page_at_index(next->index + more);
+      mark_free(rest, spare);
+      bin_insert(rest);
+    }
+    mark_used(head, pages, (ws_page_kind)head->kind);
+  }
+  unlock_pool();
+  return ok;
+}
+
+// Gives the free span at the end of our memory back to the platform, when nothing else has
+// taken memory after it.
+bool _ws_span_trim(void) {
+  lock_pool();
+  bool trimmed = false;
+  ws_page *last = owned_end ? ws_page_at_index(ws_address_index(owned_end) - 1) : NULL;
+  if (last && last->kind == WS_PAGE_FREE) {
+    ws_page *top = last->head;
+    size_t bytes = (size_t)top->pages * WS_PAGE_SIZE;
+    if (ws_prim_shrink(ws_page_address(top), bytes)) {
+      bin_remove(top);
+      for (size_t i = 0; i < top->pages; i++) {
+        ws_page *page = ws_page_at_index(top->index + i);
+        page->kind = WS_PAGE_UNUSED;
+        page->head = NULL;
+      }
+      owned_end -= bytes;
+      reserved -= bytes;
+      trimmed = true;
+    }
+  }
+  unlock_pool();
+  return trimmed;
+}
+
+void _ws_span_stats(ws_alloc_stats *stats) {
+  lock_pool();
+  stats->bytes_reserved = reserved;
+  stats->bytes_reserved_peak = reserved_peak;
+  stats->pool_lock_acquisitions = lock_acquisitions;
+  stats->pool_lock_contended = lock_contended;
+  unlock_pool();
+}

@@ -1,0 +1,45 @@
+// The parts of the platform layer that every supported platform does the same way: both
+// Emscripten and Linux have POSIX threads (whose thread-specific-data destructors run at thread
+// exit), sched_yield, write and abort.
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+typedef void (*exit_fn)(void *);
+
+static pthread_key_t exit_key;
+static exit_fn exit_callback;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+static bool exit_key_ok;
+
+static void run_exit_callback(void *arg) {
+  if (exit_callback != NULL && arg != NULL) exit_callback(arg);
+}
+
+static void create_key(void) { exit_key_ok = pthread_key_create(&exit_key, run_exit_callback) == 0; }
+
+// One callback for the whole program (the allocator's); each thread gives its own argument.
+bool ws_prim_on_thread_exit(void (*fn)(void *), void *arg) {
+  pthread_once(&exit_once, create_key);
+  if (!exit_key_ok) return false;
+  exit_callback = fn;
+  return pthread_setspecific(exit_key, arg) == 0;
+}
+
+void ws_prim_yield(void) { sched_yield(); }
+
+void ws_prim_write_error(const char *message) {
+  size_t length = strlen(message);
+  while (length > 0) {
+    ssize_t written = write(2, message, length);
+    if (written <= 0) return;
+    message += written;
+    length -= (size_t)written;
+  }
+}
+
+void ws_prim_abort(void) { abort(); }

@@ -1,0 +1,64 @@
+// The platform contract: everything wasmscale's libraries need from the OS or the runtime.
+// The allocator and file system call only these; src/platform/<platform>/ implements them.
+//   emscripten/  Wasm: memory from a shared sbrk, Emscripten's pthreads
+//   posix/       native Linux: one reserved mmap window, pthreads (for tests and comparisons)
+#ifndef WASMSCALE_PLATFORM_H
+#define WASMSCALE_PLATFORM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+// ----- memory ------------------------------------------------------------------------------
+// All memory the platform hands out lies in one window of at most 4 GiB starting here
+// (0 in Wasm, where the window is all of linear memory).
+uintptr_t ws_prim_window_base(void);
+
+// The current end of platform memory: the next ws_prim_grow returns this address unless
+// another user of the same memory (another sbrk caller) moved it in between.
+uintptr_t ws_prim_break(void);
+
+// Extends platform memory by `bytes` (a multiple of 16) and returns the start of the new
+// memory, 16-byte aligned (contents unspecified), or NULL when memory cannot grow.
+void *ws_prim_grow(size_t bytes);
+
+// Gives back the last `bytes` of platform memory if they still end at the break.
+bool ws_prim_shrink(void *start, size_t bytes);
+
+// ----- threads -----------------------------------------------------------------------------
+// Calls fn(arg) when the calling thread exits (not for the main thread). false if impossible.
+bool ws_prim_on_thread_exit(void (*fn)(void *), void *arg);
+
+void ws_prim_yield(void);
+
+// ----- diagnostics -------------------------------------------------------------------------
+// Writes a message to the error console without allocating.
+void ws_prim_write_error(const char *message);
+_Noreturn void ws_prim_abort(void);
+
+// ----- a small lock for slow paths ----------------------------------------------------------
+typedef struct ws_prim_lock {
+  atomic_flag held;
+} ws_prim_lock;
+
+#define WS_PRIM_LOCK_INIT {ATOMIC_FLAG_INIT}
+
+// Returns true if the lock was busy on the first try (for contention statistics).
+static inline bool ws_prim_lock_acquire(ws_prim_lock *lock) {
+  if (!atomic_flag_test_and_set_explicit(&lock->held, memory_order_acquire)) return false;
+  unsigned spins = 0;
+  while (atomic_flag_test_and_set_explicit(&lock->held, memory_order_acquire)) {
+    if (++spins > 64) {
+      ws_prim_yield();
+      spins = 0;
+    }
+  }
+  return true;
+}
+
+static inline void ws_prim_lock_release(ws_prim_lock *lock) {
+  atomic_flag_clear_explicit(&lock->held, memory_order_release);
+}
+
+#endif

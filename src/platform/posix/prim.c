@@ -1,0 +1,56 @@
+// Platform layer for native Linux, used to test the allocator under sanitizers and to compare
+// it with native allocators. It imitates Wasm's linear memory: one 4 GiB window reserved
+// up front (no physical memory until touched) and handed out by a lock-free break pointer.
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../platform.h"
+
+#define WINDOW_BYTES ((size_t)4 << 30)
+
+static _Atomic uintptr_t window_base;
+static _Atomic uintptr_t window_break;
+
+static uintptr_t reserve_window(void) {
+  uintptr_t base = atomic_load(&window_base);
+  if (base != 0) return base;
+  void *region = mmap(NULL, WINDOW_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (region == MAP_FAILED) {
+    ws_prim_write_error("wasmscale: cannot reserve the 4 GiB allocator window\n");
+    ws_prim_abort();
+  }
+  uintptr_t expected = 0;
+  if (atomic_compare_exchange_strong(&window_base, &expected, (uintptr_t)region)) {
+    atomic_store(&window_break, (uintptr_t)region);
+    return (uintptr_t)region;
+  }
+  munmap(region, WINDOW_BYTES);  // another thread won the race
+  while (atomic_load(&window_break) == 0) ws_prim_yield();
+  return expected;
+}
+
+uintptr_t ws_prim_window_base(void) { return reserve_window(); }
+
+uintptr_t ws_prim_break(void) {
+  reserve_window();
+  return atomic_load(&window_break);
+}
+
+void *ws_prim_grow(size_t bytes) {
+  uintptr_t base = reserve_window();
+  uintptr_t old = atomic_load(&window_break);
+  do {
+    if (bytes > base + WINDOW_BYTES - old) return NULL;
+  } while (!atomic_compare_exchange_weak(&window_break, &old, old + bytes));
+  return (void *)old;
+}
+
+bool ws_prim_shrink(void *start, size_t bytes) {
+  // Give the physical pages back first: the range is free memory of the caller's, and once
+  // the break moves down another thread may grow into it.
+  madvise(start, bytes, MADV_DONTNEED);
+  uintptr_t expected = (uintptr_t)start + bytes;
+  return atomic_compare_exchange_strong(&window_break, &expected, (uintptr_t)start);
+}
