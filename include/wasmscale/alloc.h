@@ -23,6 +23,8 @@ typedef struct ws_alloc_stats {
   uint64_t bytes_in_use_peak;     // highest bytes_in_use seen at a page or large allocation
   uint64_t bytes_reserved;        // memory taken from the platform (sbrk / mmap)
   uint64_t bytes_reserved_peak;
+  uint64_t bytes_pool_free;       // reserved memory free in the shared pool, ready for any thread
+  uint64_t pool_largest_free;     // the largest contiguous piece of it
   uint64_t large_in_use;          // bytes in live large blocks (included in bytes_in_use)
   uint64_t allocations;           // calls that returned memory
   uint64_t cross_thread_frees;    // frees of blocks owned by another thread's heap

@@ -29,13 +29,8 @@ void _ws_list_push_front(ws_heap *heap, ws_page *run) { list_push_front(heap, ru
 
 static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
   uint32_t pages = _ws_class_run_pages(size_class);
-  ws_page *run = _ws_span_alloc(pages, WS_PAGE_SIZE, WS_PAGE_RUN);
-  if (run == NULL) {
-    // Before giving up, take back what exited threads left behind.
-    _ws_heap_reclaim_abandoned();
-    run = _ws_span_alloc(pages, WS_PAGE_SIZE, WS_PAGE_RUN);
-    if (run == NULL) return NULL;
-  }
+  ws_page *run = _ws_span_alloc_reclaiming(pages, WS_PAGE_SIZE, WS_PAGE_RUN);
+  if (run == NULL) return NULL;
   size_t block_size = _ws_class_size(size_class);
   run->size_class = (uint8_t)size_class;
   run->block_size = (uint32_t)block_size;
@@ -90,17 +85,20 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
   return run ? _ws_pop_block(heap, run, size_class) : NULL;
 }
 
+ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind kind) {
+  ws_page *span = _ws_span_alloc(pages, alignment, kind, false);
+  if (span != NULL) return span;
+  _ws_heap_reclaim_abandoned();  // runs that exited threads emptied
+  return _ws_span_alloc(pages, alignment, kind, true);
+}
+
 // ----- large blocks --------------------------------------------------------------------------
 
 static void *large_alloc(size_t size, size_t alignment) {
   if (size > WS_WINDOW_MAX - WS_PAGE_SIZE) return NULL;
-  size_t pages = (size + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE;
-  ws_page *head = _ws_span_alloc(pages, alignment, WS_PAGE_LARGE);
-  if (head == NULL) {
-    _ws_heap_reclaim_abandoned();
-    head = _ws_span_alloc(pages, alignment, WS_PAGE_LARGE);
-    if (head == NULL) return NULL;
-  }
+  size_t pages = size == 0 ? 1 : (size + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE;
+  ws_page *head = _ws_span_alloc_reclaiming(pages, alignment, WS_PAGE_LARGE);
+  if (head == NULL) return NULL;
   head->large_offset = 0;
   atomic_fetch_add_explicit(&_ws_large_in_use, (uint64_t)pages * WS_PAGE_SIZE, memory_order_relaxed);
   _ws_note_in_use_peak();

@@ -174,8 +174,11 @@ bool _ws_map_ensure(size_t first, size_t count);
 // Span pool (span.c): the only lock, taken for runs and large blocks.
 // ---------------------------------------------------------------------------------------
 // A span of `pages` whose start is aligned to `alignment` (a power of two; a page or more is
-// honoured exactly), marked `kind` with every other page pointing at the head. NULL: no memory.
-ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind);
+// honoured exactly), marked `kind` with every other page pointing at the head. Takes more
+// memory from the platform only if may_grow. NULL: no memory.
+ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, bool may_grow);
+// The same, but first from free memory, then from what exited threads left, then by growing.
+ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind kind);
 void _ws_span_free(ws_page *head);
 bool _ws_span_extend(ws_page *head, size_t pages);  // grow a large block in place
 void _ws_span_stats(ws_alloc_stats *stats);

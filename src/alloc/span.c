@@ -121,29 +121,41 @@ static bool grow_locked(size_t pages) {
 // ----- allocation ----------------------------------------------------------------------------
 
 // Finds a free span holding `pages` pages at an `alignment`-aligned start; returns the head and
-// the number of leading pages to skip.
+// the number of leading pages to skip. Best fit by bin, and the lowest address within a bin:
+// address-ordered placement keeps long-lived blocks together and free space in large pieces.
 static ws_page *find_locked(size_t pages, size_t alignment, size_t *lead) {
   for (size_t bin = bin_of(pages); bin <= WS_SPAN_BINS; bin++) {
+    ws_page *best = NULL;
+    size_t best_skip = 0;
     for (ws_page *span = bins[bin]; span != NULL; span = span->next) {
       uintptr_t start = (uintptr_t)ws_page_address(span);
       uintptr_t aligned = (start + alignment - 1) & ~(uintptr_t)(alignment - 1);
       size_t skip = (aligned - start) / WS_PAGE_SIZE;
-      if (skip + pages <= span->pages) {
-        *lead = skip;
-        return span;
+      bool fits = skip + pages <= span->pages;
+      bool better = best == NULL || (bin == WS_SPAN_BINS ? span->pages < best->pages || (span->pages == best->pages && span->index < best->index)
+                                                         : span->index < best->index);
+      if (fits && better) {
+        best = span;
+        best_skip = skip;
       }
+    }
+    if (best != NULL) {
+      *lead = best_skip;
+      return best;
     }
   }
   return NULL;
 }
 
-ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind) {
+ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, bool may_grow) {
   if (alignment < WS_PAGE_SIZE) alignment = WS_PAGE_SIZE;
   if (pages == 0 || pages > WS_WINDOW_PAGES || alignment > WS_WINDOW_MAX / 2) return NULL;
   lock_pool();
   size_t lead = 0;
   ws_page *span = find_locked(pages, alignment, &lead);
-  if (span == NULL && grow_locked(pages + alignment / WS_PAGE_SIZE - 1)) span = find_locked(pages, alignment, &lead);
+  if (span == NULL && may_grow && grow_locked(pages + alignment / WS_PAGE_SIZE - 1)) {
+    span = find_locked(pages, alignment, &lead);
+  }
   if (span == NULL) {
     unlock_pool();
     return NULL;
@@ -222,5 +234,12 @@ void _ws_span_stats(ws_alloc_stats *stats) {
   stats->bytes_reserved_peak = reserved_peak;
   stats->pool_lock_acquisitions = lock_acquisitions;
   stats->pool_lock_contended = lock_contended;
+  for (size_t bin = 1; bin <= WS_SPAN_BINS; bin++) {
+    for (ws_page *span = bins[bin]; span != NULL; span = span->next) {
+      uint64_t bytes = (uint64_t)span->pages * WS_PAGE_SIZE;
+      stats->bytes_pool_free += bytes;
+      if (bytes > stats->pool_largest_free) stats->pool_largest_free = bytes;
+    }
+  }
   unlock_pool();
 }

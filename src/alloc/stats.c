@@ -47,7 +47,8 @@ void ws_alloc_print_stats(FILE *out) {
   if (out == NULL) out = stderr;
   fprintf(out, "wasmscale allocator statistics\n");
   fprintf(out, "  in use     %12" PRIu64 " bytes (peak %" PRIu64 "), large blocks %" PRIu64 "\n", s.bytes_in_use, s.bytes_in_use_peak, s.large_in_use);
-  fprintf(out, "  reserved   %12" PRIu64 " bytes (peak %" PRIu64 ")\n", s.bytes_reserved, s.bytes_reserved_peak);
+  fprintf(out, "  reserved   %12" PRIu64 " bytes (peak %" PRIu64 "), free in pool %" PRIu64 " (largest piece %" PRIu64 ")\n",
+          s.bytes_reserved, s.bytes_reserved_peak, s.bytes_pool_free, s.pool_largest_free);
   fprintf(out, "  allocations %11" PRIu64 ", cross-thread frees %" PRIu64 "\n", s.allocations, s.cross_thread_frees);
   fprintf(out, "  heaps      %12" PRIu64 " live, %" PRIu64 " abandoned\n", s.heaps_live, s.heaps_abandoned);
   fprintf(out, "  pool lock  %12" PRIu64 " acquisitions, %" PRIu64 " contended\n", s.pool_lock_acquisitions, s.pool_lock_contended);

@@ -2,6 +2,7 @@
 // Emscripten and Linux have POSIX threads (whose thread-specific-data destructors run at thread
 // exit), sched_yield, write and abort.
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +13,13 @@
 typedef void (*exit_fn)(void *);
 
 static pthread_key_t exit_key;
-static exit_fn exit_callback;
+static _Atomic(exit_fn) exit_callback;  // every thread stores the same function
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static bool exit_key_ok;
 
 static void run_exit_callback(void *arg) {
-  if (exit_callback != NULL && arg != NULL) exit_callback(arg);
+  exit_fn callback = atomic_load(&exit_callback);
+  if (callback != NULL && arg != NULL) callback(arg);
 }
 
 static void create_key(void) { exit_key_ok = pthread_key_create(&exit_key, run_exit_callback) == 0; }
@@ -26,7 +28,7 @@ static void create_key(void) { exit_key_ok = pthread_key_create(&exit_key, run_e
 bool ws_prim_on_thread_exit(void (*fn)(void *), void *arg) {
   pthread_once(&exit_once, create_key);
   if (!exit_key_ok) return false;
-  exit_callback = fn;
+  atomic_store(&exit_callback, fn);
   return pthread_setspecific(exit_key, arg) == 0;
 }
 
