@@ -20,7 +20,8 @@ extern "C" {
 
 typedef struct ws_alloc_stats {
   uint64_t bytes_in_use;          // sum of the sizes of live blocks (size-class rounded)
-  uint64_t bytes_in_use_peak;     // highest bytes_in_use seen at a page or large allocation
+  uint64_t bytes_in_use_peak;     // upper bound of the peak: the peak bytes of runs each heap held,
+                                  // summed, plus the peak of large blocks
   uint64_t bytes_reserved;        // memory taken from the platform (sbrk / mmap)
   uint64_t bytes_reserved_peak;
   uint64_t bytes_pool_free;       // reserved memory free in the shared pool, ready for any thread

@@ -10,17 +10,26 @@
 
 // ----- runs ----------------------------------------------------------------------------------
 
+// Every change of a class's first run goes through here, to keep heap->direct in step.
+void _ws_set_first(ws_heap *heap, unsigned size_class, ws_page *run) {
+  heap->avail[size_class] = run;
+  size_t size = _ws_class_size(size_class);
+  if (size > WS_DIRECT_MAX) return;
+  size_t first = size_class == 0 ? 0 : _ws_class_size(size_class - 1) / 16 + 1;
+  for (size_t i = first; i <= size / 16; i++) heap->direct[i] = run;
+}
+
 static void list_push_front(ws_heap *heap, unsigned size_class, ws_page *run) {
   ws_page *first = heap->avail[size_class];
   run->prev = NULL;
   run->next = first == &_ws_empty_run ? NULL : first;
   if (run->next) run->next->prev = run;
-  heap->avail[size_class] = run;
+  _ws_set_first(heap, size_class, run);
 }
 
 void _ws_list_remove(ws_heap *heap, ws_page *run) {
   if (run->prev) run->prev->next = run->next;
-  else heap->avail[run->size_class] = run->next ? run->next : &_ws_empty_run;
+  else _ws_set_first(heap, run->size_class, run->next ? run->next : &_ws_empty_run);
   if (run->next) run->next->prev = run->prev;
   run->next = run->prev = NULL;
 }
@@ -49,7 +58,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
   }
   run->free = list;
   list_push_front(heap, size_class, run);
-  _ws_note_in_use_peak();
+  _ws_note_run_taken(heap, run);
   return run;
 }
 
@@ -101,7 +110,7 @@ static void *large_alloc(size_t size, size_t alignment) {
   if (head == NULL) return NULL;
   head->large_offset = 0;
   atomic_fetch_add_explicit(&_ws_large_in_use, (uint64_t)pages * WS_PAGE_SIZE, memory_order_relaxed);
-  _ws_note_in_use_peak();
+  _ws_note_large_peak();
   return ws_page_address(head);
 }
 
@@ -115,7 +124,7 @@ void *_ws_heap_alloc(ws_heap *heap, size_t size) {
     return _ws_heap_alloc_slow(heap, size_class);
   }
   void *p = large_alloc(size, WS_PAGE_SIZE);
-  if (p) WS_COUNTER_ADD(heap->allocations, 1);
+  if (p) WS_COUNTER_ADD(heap->large_allocations, 1);
   return p;
 }
 
@@ -135,7 +144,7 @@ void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size) {
     }
   }
   void *p = large_alloc(size, alignment);
-  if (p) WS_COUNTER_ADD(heap->allocations, 1);
+  if (p) WS_COUNTER_ADD(heap->large_allocations, 1);
   return p;
 }
 

@@ -72,7 +72,10 @@ static size_t system_page_size(void) {
 void *WS_API(malloc)(size_t size) {
 #if !WS_CHECKED
   ws_heap *heap = _ws_current_heap;
-  if (ws_likely(heap != NULL && size <= WS_MEDIUM_MAX)) {
+  if (ws_likely(heap != NULL && size <= WS_DIRECT_MAX)) {
+    ws_page *run = heap->direct[(size + 15) >> 4];
+    if (ws_likely(run->free != NULL)) return _ws_pop_block(heap, run, run->size_class);
+  } else if (heap != NULL && size <= WS_MEDIUM_MAX) {
     unsigned size_class = ws_size_class(size);
     ws_page *run = heap->avail[size_class];
     if (ws_likely(run->free != NULL)) return _ws_pop_block(heap, run, size_class);
@@ -85,7 +88,16 @@ void WS_API(free)(void *p) {
   if (p == NULL) return;
   // The caller's heap as is: NULL or the exited marker never own a run, so their frees
   // take the remote path, which needs no heap of the caller's.
-  release(_ws_current_heap, p);
+  ws_heap *heap = _ws_current_heap;
+#if !WS_CHECKED
+  ws_page *run = ws_span_of(p);
+  if (ws_likely(run != NULL && run->kind == WS_PAGE_RUN &&
+                atomic_load_explicit(&run->owner, memory_order_relaxed) == heap)) {
+    _ws_free_local(heap, run, p);
+    return;
+  }
+#endif
+  release(heap, p);
 }
 
 void *WS_API(calloc)(size_t count, size_t size) {

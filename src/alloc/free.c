@@ -14,6 +14,7 @@ void _ws_run_release_if_empty(ws_heap *heap, ws_page *run) {
   if (run->used != 0 || run->in_full) return;
   if (heap->avail[run->size_class] == run && run->next == NULL) return;
   _ws_list_remove(heap, run);
+  _ws_note_run_released(heap, run);
   _ws_span_free(run);
 }
 
@@ -24,13 +25,9 @@ static void unfull(ws_heap *heap, ws_page *run) {
   _ws_list_push_front(heap, run);
 }
 
-static inline void free_local(ws_heap *heap, ws_page *run, ws_block *block) {
-  block->next = run->free;
-  run->free = block;
-  run->used--;
-  WS_COUNTER_SUB(heap->in_use, run->block_size);
-  if (ws_unlikely(run->in_full)) unfull(heap, run);
-  if (ws_unlikely(run->used == 0)) _ws_run_release_if_empty(heap, run);
+void _ws_free_local_rare(ws_heap *heap, ws_page *run) {
+  if (run->in_full) unfull(heap, run);
+  if (run->used == 0) _ws_run_release_if_empty(heap, run);
 }
 
 void _ws_run_collect(ws_heap *heap, ws_page *run) {
@@ -46,7 +43,7 @@ void _ws_run_collect(ws_heap *heap, ws_page *run) {
   last->next = run->free;
   run->free = first;
   run->used -= count;
-  WS_COUNTER_SUB(heap->in_use, (uint64_t)count * run->block_size);
+  WS_COUNTER_ADD(heap->class_frees[run->size_class], count);
 }
 
 void _ws_collect_delayed(ws_heap *heap) {
@@ -54,7 +51,7 @@ void _ws_collect_delayed(ws_heap *heap) {
   while (list != 0) {
     ws_block *block = (ws_block *)list;
     list = (uintptr_t)block->next;
-    free_local(heap, ws_span_of(block), block);
+    _ws_free_local(heap, ws_span_of(block), block);
   }
 }
 
@@ -101,7 +98,7 @@ void _ws_free_in(ws_heap *heap, void *p) {
   ws_page *run = ws_span_of(p);
   if (ws_likely(run != NULL && run->kind == WS_PAGE_RUN)) {
     if (ws_likely(atomic_load_explicit(&run->owner, memory_order_relaxed) == heap)) {
-      free_local(heap, run, p);
+      _ws_free_local(heap, run, p);
     } else {
       free_remote(heap, run, p);
     }

@@ -23,7 +23,7 @@ static ws_prim_lock init_lock = WS_PRIM_LOCK_INIT;
 
 static void heap_reset(ws_heap *heap) {
   memset(heap, 0, sizeof *heap);
-  for (unsigned i = 0; i < WS_CLASSES; i++) heap->avail[i] = &_ws_empty_run;
+  for (unsigned i = 0; i < WS_CLASSES; i++) _ws_set_first(heap, i, &_ws_empty_run);
 }
 
 static void heap_register(ws_heap *heap) {
@@ -68,9 +68,8 @@ static void tidy(ws_heap *heap) {
       _ws_run_collect(heap, run);
       if (run->used == 0) {
         // Unlink and give back even the last run of its class: nobody allocates here.
-        if (run->prev) run->prev->next = run->next;
-        else heap->avail[size_class] = run->next ? run->next : &_ws_empty_run;
-        if (run->next) run->next->prev = run->prev;
+        _ws_list_remove(heap, run);
+        _ws_note_run_released(heap, run);
         _ws_span_free(run);
       }
       run = next;

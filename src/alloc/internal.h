@@ -38,6 +38,7 @@
 #define WS_MAP_CHUNKS (WS_WINDOW_PAGES / WS_MAP_CHUNK_PAGES)
 #define WS_SPAN_BINS 64                         // free spans binned by page count
 #define WS_CACHE_LINE 64                        // descriptors of different threads' runs never share one
+#define WS_DIRECT_MAX 1024                      // sizes up to this find their run in one lookup
 
 // Checked mode (-DWS_CHECKED=1): every block carries its requested size and a canary, and
 // free verifies both and the pointer itself (check.c). Off by default.
@@ -112,15 +113,21 @@ typedef enum ws_heap_state {
 #define WS_COUNTER_READ(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
 typedef struct ws_heap {
+  // direct[(size + 15) / 16]: the first run of the class of `size`, for small sizes, so the
+  // fast path needs no size-class computation. Kept equal to avail[class] by _ws_set_first.
+  ws_page *direct[WS_DIRECT_MAX / 16 + 1];
   ws_page *avail[WS_CLASSES];      // runs with (probably) free blocks; first is tried first
   _Atomic uintptr_t delayed_free;  // blocks freed remotely into full runs (a list)
   _Atomic int state;               // ws_heap_state
   struct ws_heap *next_heap;       // all heaps ever made (never freed, so lists stay valid)
-  // Statistics, written by the owner only.
-  uint64_t in_use;
-  uint64_t allocations;
-  uint64_t cross_thread_frees;
+  // Statistics, written by the owner only: one counter per allocation and per free. Bytes in
+  // use follow from them (blocks of a class all have the class's size).
   uint64_t class_allocations[WS_CLASSES];
+  uint64_t class_frees[WS_CLASSES];          // frees the owner has taken back, local or remote
+  uint64_t large_allocations;
+  uint64_t cross_thread_frees;               // frees this thread made into other heaps' runs
+  uint64_t run_bytes;                        // bytes of the runs this heap holds
+  uint64_t run_bytes_peak;
 } ws_heap;
 
 // ---------------------------------------------------------------------------------------
@@ -141,6 +148,11 @@ uint32_t _ws_class_run_pages(unsigned size_class);
 // ---------------------------------------------------------------------------------------
 extern ws_page *_ws_page_map[WS_MAP_CHUNKS];
 extern uintptr_t _ws_window_base;
+#ifdef __EMSCRIPTEN__
+#define WS_WINDOW_BASE ((uintptr_t)0)  // linear memory: a constant saves a load per free
+#else
+#define WS_WINDOW_BASE _ws_window_base
+#endif
 
 static inline ws_page *ws_page_at_index(size_t index) {
   if (ws_unlikely(index >= WS_WINDOW_PAGES)) return NULL;
@@ -150,7 +162,7 @@ static inline ws_page *ws_page_at_index(size_t index) {
 
 // The head descriptor of the span holding p, or NULL if p is not in allocator memory.
 static inline ws_page *ws_span_of(const void *p) {
-  uintptr_t offset = (uintptr_t)p - _ws_window_base;
+  uintptr_t offset = (uintptr_t)p - WS_WINDOW_BASE;
 #if UINTPTR_MAX > 0xffffffffu  // in wasm32 the window is the whole address space
   if (ws_unlikely(offset >= WS_WINDOW_MAX)) return NULL;
 #endif
@@ -159,11 +171,11 @@ static inline ws_page *ws_span_of(const void *p) {
 }
 
 static inline unsigned char *ws_page_address(const ws_page *page) {
-  return (unsigned char *)(_ws_window_base + ((uintptr_t)page->index << WS_PAGE_SHIFT));
+  return (unsigned char *)(WS_WINDOW_BASE + ((uintptr_t)page->index << WS_PAGE_SHIFT));
 }
 
 static inline size_t ws_address_index(uintptr_t address) {
-  return (size_t)((address - _ws_window_base) >> WS_PAGE_SHIFT);
+  return (size_t)((address - WS_WINDOW_BASE) >> WS_PAGE_SHIFT);
 }
 
 // Makes descriptors exist for pages [first, first + count); false when out of memory.
@@ -204,10 +216,19 @@ static inline void *_ws_pop_block(ws_heap *heap, ws_page *run, unsigned size_cla
   ws_block *block = run->free;
   run->free = block->next;
   run->used++;
-  WS_COUNTER_ADD(heap->in_use, run->block_size);
-  WS_COUNTER_ADD(heap->allocations, 1);
   WS_COUNTER_ADD(heap->class_allocations[size_class], 1);
   return block;
+}
+
+// Returns a block to its own run, for the run's owner. The rare cases (the run was full, or is
+// now empty) are out of line.
+void _ws_free_local_rare(ws_heap *heap, ws_page *run);
+static inline void _ws_free_local(ws_heap *heap, ws_page *run, ws_block *block) {
+  block->next = run->free;
+  run->free = block;
+  run->used--;
+  WS_COUNTER_ADD(heap->class_frees[run->size_class], 1);
+  if (ws_unlikely(run->in_full || run->used == 0)) _ws_free_local_rare(heap, run);
 }
 
 void *_ws_heap_alloc(ws_heap *heap, size_t size);
@@ -215,6 +236,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class);
 void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size);
 void _ws_free_in(ws_heap *heap, void *p);         // heap: the caller's heap (may be NULL)
 void _ws_list_remove(ws_heap *heap, ws_page *run);
+void _ws_set_first(ws_heap *heap, unsigned size_class, ws_page *run);
 void _ws_list_push_front(ws_heap *heap, ws_page *run);
 void _ws_collect_delayed(ws_heap *heap);
 void _ws_run_collect(ws_heap *heap, ws_page *run);
@@ -223,8 +245,11 @@ size_t _ws_usable_size(const void *p);
 
 // Global counters kept with atomics (slow paths only).
 extern _Atomic uint64_t _ws_large_in_use;
-extern _Atomic uint64_t _ws_in_use_peak;
-void _ws_note_in_use_peak(void);
+extern _Atomic uint64_t _ws_large_in_use_peak;
+uint64_t _ws_heap_in_use(const ws_heap *heap);  // owner's view, or approximate from elsewhere
+void _ws_note_run_taken(ws_heap *heap, ws_page *run);     // owner only
+void _ws_note_run_released(ws_heap *heap, ws_page *run);  // owner only
+void _ws_note_large_peak(void);
 
 // Checked mode (check.c). The API layer asks for CHECK_EXTRA more bytes per block.
 #if WS_CHECKED

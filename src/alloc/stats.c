@@ -5,29 +5,48 @@
 #include "internal.h"
 
 _Atomic uint64_t _ws_large_in_use;
-_Atomic uint64_t _ws_in_use_peak;
+_Atomic uint64_t _ws_large_in_use_peak;
 
-static uint64_t heaps_in_use(void) {
-  uint64_t total = atomic_load_explicit(&_ws_large_in_use, memory_order_relaxed);
-  for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) total += WS_COUNTER_READ(heap->in_use);
-  return total;
+uint64_t _ws_heap_in_use(const ws_heap *heap) {
+  uint64_t bytes = 0;
+  for (unsigned i = 0; i < WS_CLASSES; i++) {
+    uint64_t live = WS_COUNTER_READ(heap->class_allocations[i]) - WS_COUNTER_READ(heap->class_frees[i]);
+    bytes += live * _ws_class_size(i);
+  }
+  return bytes;
 }
 
-// Called when a run or a large block is handed out: the moments the total can reach a peak.
-void _ws_note_in_use_peak(void) {
-  uint64_t now = heaps_in_use();
-  uint64_t peak = atomic_load_explicit(&_ws_in_use_peak, memory_order_relaxed);
-  while (now > peak && !atomic_compare_exchange_weak(&_ws_in_use_peak, &peak, now)) {
+// Peaks are kept per heap by its owner, as the bytes of runs it holds (live blocks never
+// exceed them), so no thread reads another's counters on a hot path. Their sum bounds the
+// true peak of bytes in use from above.
+void _ws_note_run_taken(ws_heap *heap, ws_page *run) {
+  WS_COUNTER_ADD(heap->run_bytes, (uint64_t)run->pages * WS_PAGE_SIZE);
+  if (heap->run_bytes > heap->run_bytes_peak) WS_COUNTER_ADD(heap->run_bytes_peak, heap->run_bytes - heap->run_bytes_peak);
+}
+
+void _ws_note_run_released(ws_heap *heap, ws_page *run) {
+  WS_COUNTER_SUB(heap->run_bytes, (uint64_t)run->pages * WS_PAGE_SIZE);
+}
+
+void _ws_note_large_peak(void) {
+  uint64_t now = atomic_load_explicit(&_ws_large_in_use, memory_order_relaxed);
+  uint64_t peak = atomic_load_explicit(&_ws_large_in_use_peak, memory_order_relaxed);
+  while (now > peak && !atomic_compare_exchange_weak(&_ws_large_in_use_peak, &peak, now)) {
   }
 }
 
 void ws_alloc_get_stats(ws_alloc_stats *stats) {
   *stats = (ws_alloc_stats){0};
   for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) {
-    stats->bytes_in_use += WS_COUNTER_READ(heap->in_use);
-    stats->allocations += WS_COUNTER_READ(heap->allocations);
+    stats->bytes_in_use += _ws_heap_in_use(heap);
+    stats->bytes_in_use_peak += WS_COUNTER_READ(heap->run_bytes_peak);
+    stats->allocations += WS_COUNTER_READ(heap->large_allocations);
     stats->cross_thread_frees += WS_COUNTER_READ(heap->cross_thread_frees);
-    for (unsigned i = 0; i < WS_CLASSES; i++) stats->class_allocations[i] += WS_COUNTER_READ(heap->class_allocations[i]);
+    for (unsigned i = 0; i < WS_CLASSES; i++) {
+      uint64_t count = WS_COUNTER_READ(heap->class_allocations[i]);
+      stats->class_allocations[i] += count;
+      stats->allocations += count;
+    }
     int state = atomic_load(&heap->state);
     if (state == WS_HEAP_ABANDONED) stats->heaps_abandoned++;
     else stats->heaps_live++;
@@ -35,8 +54,8 @@ void ws_alloc_get_stats(ws_alloc_stats *stats) {
   stats->heaps_live--;  // the builtin heap is shared, not a thread's
   stats->large_in_use = atomic_load_explicit(&_ws_large_in_use, memory_order_relaxed);
   stats->bytes_in_use += stats->large_in_use;
-  _ws_note_in_use_peak();
-  stats->bytes_in_use_peak = atomic_load_explicit(&_ws_in_use_peak, memory_order_relaxed);
+  stats->bytes_in_use_peak += atomic_load_explicit(&_ws_large_in_use_peak, memory_order_relaxed);
+  if (stats->bytes_in_use_peak < stats->bytes_in_use) stats->bytes_in_use_peak = stats->bytes_in_use;
   for (unsigned i = 0; i < WS_CLASSES; i++) stats->class_block_size[i] = _ws_class_size(i);
   _ws_span_stats(stats);
 }
