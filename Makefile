@@ -65,7 +65,21 @@ setup:
 
 # The runner's matrix names the programs: <workload>-<malloc>-<fs>-<where>.
 BENCH_PROGRAMS := $(shell $(NODE) bench/runner/matrix.mjs --programs)
-programs: $(BENCH_PROGRAMS:%=$(BUILD)/bench/%.js)
+programs: $(BENCH_PROGRAMS:%=$(BUILD)/bench/%.js) $(BUILD)/bench/native-malloc $(BUILD)/lib/native/libwasmscale-alloc.so \
+          $(BUILD)/bench/size-baseline.wasm
+
+# The malloc benchmark with a bump allocator: the report's zero for "code an allocator adds".
+$(BUILD)/bench/size-baseline.wasm: bench/src/malloc.c $(BENCH_HARNESS) peers/size-baseline/bump.c src/platform/emscripten/sbrk.c | setup
+	@mkdir -p $(@D)
+	@echo "build: $@"
+	@$(EMCC) $(BENCH_CFLAGS) -sPROXY_TO_PTHREAD -sMALLOC=none bench/src/malloc.c bench/src/harness.c \
+	  peers/size-baseline/bump.c src/platform/emscripten/sbrk.c -o $(@:.wasm=.js)
+
+# The near-native reference: the same malloc workload, gcc -O2; allocators come by LD_PRELOAD.
+$(BUILD)/bench/native-malloc: bench/src/malloc.c $(BENCH_HARNESS)
+	@mkdir -p $(@D)
+	@echo "build: $@"
+	@$(CC) -O2 -pthread bench/src/malloc.c bench/src/harness.c -o $@
 
 field = $(word $(1),$(subst -, ,$(2)))
 .SECONDEXPANSION:

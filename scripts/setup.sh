@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what wasmscale's build, benchmarks and tests need, idempotently: each step checks
 # first and says what it does. Run by `make bench` and `make test` (as root on Debian).
-#   apt:   emscripten (emcc, clang-14, lld, binaryen), chromium, clang-14 + libclang-rt-14-dev
+#   apt:   emscripten (emcc, clang-14, lld, binaryen), chromium, clang-14 + libclang-rt-14-dev,
+#          libmimalloc2.0 (the native reference allocator)
 #   npm:   playwright-core, pinned in package-lock.json
 #   cargo: mimalloc's C sources are fetched later, on first use, by bin/wasmscale-cc
 set -euo pipefail
@@ -15,6 +16,7 @@ command -v chromium >/dev/null || missing+=(chromium)
 command -v clang-14 >/dev/null || missing+=(clang-14)
 compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a" >/dev/null || missing+=(libclang-rt-14-dev)
 command -v cargo >/dev/null || missing+=(cargo)
+[ -e /usr/lib/x86_64-linux-gnu/libmimalloc.so.2 ] || missing+=(libmimalloc2.0)  # native reference
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
@@ -25,7 +27,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 else
-  say "Debian packages present (emscripten, chromium, clang-14, libclang-rt-14-dev, cargo)"
+  say "Debian packages present (emscripten, chromium, clang-14, libclang-rt-14-dev, cargo, libmimalloc2.0)"
 fi
 
 if [ ! -f node_modules/playwright-core/package.json ] || \

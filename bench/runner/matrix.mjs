@@ -6,7 +6,18 @@ import { fileURLToPath } from 'node:url';
 export const THREAD_COUNTS = [1, 2, 4];
 export const MALLOCS = ['dlmalloc', 'emmalloc', 'mimalloc', 'wasmscale'];
 export const FILE_SYSTEMS = ['js', 'wasmfs'];
-export const HOSTS = ['node', 'chromium'];
+export const HOSTS = ['node', 'chromium', 'native'];
+const WASM_HOSTS = ['node', 'chromium'];
+
+// The near-native reference: the malloc workload built with gcc -O2 and run on Linux with
+// glibc's malloc, Debian's libmimalloc and wasmscale's allocator (the latter two through
+// LD_PRELOAD). Not Wasm: it shows what the allocators do without the Wasm runtime around them.
+export const NATIVE_MALLOCS = ['glibc', 'mimalloc', 'wasmscale'];
+export const NATIVE_PROGRAM = 'native-malloc';
+export function nativePreload(malloc, root) {
+  return { glibc: null, mimalloc: '/usr/lib/x86_64-linux-gnu/libmimalloc.so.2',
+           wasmscale: `${root}/build/lib/native/libwasmscale-alloc.so` }[malloc];
+}
 
 // Baselines the report divides by.
 export const BASELINE = { malloc: 'dlmalloc', fs: 'js' };
@@ -27,8 +38,8 @@ function fsScale(fs, where) {
 export function configurations({ quick = false } = {}) {
   const quickFactor = quick ? 0.05 : 1;
   const list = [];
-  const add = (config) => list.push({ ...config, scale: +(config.scale * quickFactor).toFixed(4),
-                                      program: programName(config) });
+  const add = (config) => list.push({ hosts: WASM_HOSTS, ...config, scale: +(config.scale * quickFactor).toFixed(4),
+                                      program: config.program ?? programName(config) });
   for (const threads of THREAD_COUNTS) {
     add({ workload: 'math', variant: 'standard', malloc: 'dlmalloc', fs: 'js', where: 'pthread', threads, scale: 1 });
   }
@@ -36,6 +47,14 @@ export function configurations({ quick = false } = {}) {
     for (const malloc of MALLOCS) {
       for (const threads of THREAD_COUNTS) {
         add({ workload: 'malloc', variant, malloc, fs: 'js', where: 'pthread', threads, scale: 1 });
+      }
+    }
+  }
+  for (const variant of ['standard', 'small', 'cross']) {
+    for (const malloc of NATIVE_MALLOCS) {
+      for (const threads of THREAD_COUNTS) {
+        add({ workload: 'malloc', variant, malloc, fs: 'native', where: 'pthread', threads, scale: 1,
+              hosts: ['native'], program: NATIVE_PROGRAM });
       }
     }
   }
@@ -74,8 +93,10 @@ export function runsPerConfiguration({ quick = false } = {}) {
   return quick ? { reps: 1, warmup: 1 } : { reps: 5, warmup: 1 };
 }
 
+// The Wasm programs the Makefile builds (the native one has a rule of its own).
 export function programs() {
-  return [...new Set(configurations().map((config) => config.program))];
+  return [...new Set(configurations().filter((config) => config.hosts !== undefined && !config.hosts.includes('native'))
+    .map((config) => config.program))];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--programs') {

@@ -4,57 +4,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BASELINE, MALLOCS, FILE_SYSTEMS, HOSTS, THREAD_COUNTS } from './matrix.mjs';
+import { BASELINE, MALLOCS, NATIVE_MALLOCS, FILE_SYSTEMS, HOSTS, THREAD_COUNTS } from './matrix.mjs';
+import { targetsSection } from './targets.mjs';
+import { summarize, find, fmt, ratio, mib, kib, cell, table } from './summary.mjs';
 import { lineChart, barChart } from './charts.mjs';
 import { svgFilesToPng } from './png.mjs';
 
 const FS_NAMES = { js: 'JS FS', wasmfs: 'WasmFS' };
 const MALLOC_VARIANTS = { standard: '1000-2023 B blocks', small: '16-527 B blocks', cross: 'cross-thread frees' };
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b), middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-// Groups records by configuration: { key -> { ...config, n, median, min, max, usPerOp, peak, wasm, status, reason } }.
-export function summarize(records) {
-  const groups = new Map();
-  for (const record of records) {
-    const key = [record.host, record.workload, record.variant, record.malloc, record.fs, record.where, record.threads].join('|');
-    if (!groups.has(key)) groups.set(key, { record, ok: [], failures: [] });
-    (record.ok ? groups.get(key).ok : groups.get(key).failures).push(record);
-  }
-  const summary = new Map();
-  for (const [key, { record, ok, failures }] of groups) {
-    const { host, workload, variant, malloc, fs: fileSystem, where, threads, wasm_bytes } = record;
-    const base = { host, workload, variant, malloc, fs: fileSystem, where, threads, wasm: wasm_bytes };
-    if (ok.length === 0 || failures.length > 0) {
-      summary.set(key, { ...base, n: 0, status: failures[0].status, reason: failures[0].reason, knownIssue: failures[0].known_issue });
-      continue;
-    }
-    const times = ok.map((r) => r.ms);
-    const med = median(times);
-    summary.set(key, { ...base, n: ok.length, status: 'ok', median: med, min: Math.min(...times), max: Math.max(...times),
-                       usPerOp: (med * 1000) / ok[0].ops, peak: Math.max(...ok.map((r) => r.peak_bytes)) });
-  }
-  return summary;
-}
-
-const find = (summary, host, workload, variant, malloc, fileSystem, where, threads) =>
-  summary.get([host, workload, variant, malloc, fileSystem, where, threads].join('|'));
-
-const fmt = (value, digits = 1) => (value === undefined || value === null ? '–' : value.toFixed(digits));
-const ratio = (value) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : '–');
-const mib = (bytes) => fmt(bytes / 1048576, 1);
-const kib = (bytes) => fmt(bytes / 1024, 0);
-const cell = (row) => (row?.status === 'ok' ? `${fmt(row.median)} (${fmt(row.min)}–${fmt(row.max)})` : `**${row?.status ?? 'not run'}**`);
-
-function table(header, rows) {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
-}
-
+// Hosts that ran Wasm programs (native runs only appear in the malloc tables).
 function hostsIn(summary) {
-  return HOSTS.filter((host) => [...summary.values()].some((row) => row.host === host));
+  return HOSTS.filter((host) => host !== 'native' && [...summary.values()].some((row) => row.host === host));
+}
+
+// How each host ran the malloc workload: its allocators, the fs field of its records, its baseline.
+function mallocSetup(host) {
+  return host === 'native' ? { mallocs: NATIVE_MALLOCS, fs: 'native', baseline: 'glibc' }
+                           : { mallocs: MALLOCS, fs: 'js', baseline: BASELINE.malloc };
 }
 
 function mathSection(summary, charts) {
@@ -76,20 +43,23 @@ function mathSection(summary, charts) {
 
 function mallocSection(summary, charts) {
   const lines = ['## malloc: 1024 live blocks per thread in a ring, fixed total work', '',
-    `Speed-up vs ${BASELINE.malloc} compares the same thread count; "vs 1 thread" compares the allocator with itself.`,
-    'Peak is the highest heap break (sbrk) seen, including thread stacks.', ''];
+    `Speed-up vs ${BASELINE.malloc} (glibc for native) compares the same thread count; "vs 1 thread" compares the allocator with itself.`,
+    'Peak is the highest heap break (sbrk) seen, including thread stacks; for native rows, the peak resident size.',
+    'Native rows are the near-native reference: the same C built with gcc -O2, allocators through LD_PRELOAD.', ''];
+  const hosts = [...hostsIn(summary), ...([...summary.values()].some((row) => row.host === 'native') ? ['native'] : [])];
   for (const [variant, label] of Object.entries(MALLOC_VARIANTS)) {
     const rows = [];
-    for (const host of hostsIn(summary)) {
+    for (const host of hosts) {
       const series = [];
-      for (const malloc of MALLOCS) {
-        const one = find(summary, host, 'malloc', variant, malloc, 'js', 'pthread', 1);
+      const setup = mallocSetup(host);
+      for (const malloc of setup.mallocs) {
+        const one = find(summary, host, 'malloc', variant, malloc, setup.fs, 'pthread', 1);
         const points = [];
         for (const threads of THREAD_COUNTS) {
-          const row = find(summary, host, 'malloc', variant, malloc, 'js', 'pthread', threads);
-          const base = find(summary, host, 'malloc', variant, BASELINE.malloc, 'js', 'pthread', threads);
+          const row = find(summary, host, 'malloc', variant, malloc, setup.fs, 'pthread', threads);
+          const base = find(summary, host, 'malloc', variant, setup.baseline, setup.fs, 'pthread', threads);
           rows.push([host, malloc, threads, cell(row), ratio(base?.median / row?.median), ratio(one?.median / row?.median),
-                     row?.peak !== undefined ? mib(row.peak) : '–', row ? kib(row.wasm) : '–']);
+                     row?.peak !== undefined ? mib(row.peak) : '–', row?.wasm ? kib(row.wasm) : '–']);
           if (row?.status === 'ok') points.push([threads, row.median]);
         }
         series.push({ name: malloc, points });
@@ -98,7 +68,7 @@ function mallocSection(summary, charts) {
         xLabel: 'threads', yLabel: 'ms (median, lower is better)', series }) });
     }
     lines.push(`### ${variant} (${label})`, '',
-      table(['host', 'malloc', 'threads', 'ms median (min–max)', `speed-up vs ${BASELINE.malloc}`, 'vs 1 thread', 'peak MiB', 'wasm KiB'], rows), '');
+      table(['host', 'malloc', 'threads', 'ms median (min–max)', 'speed-up vs baseline', 'vs 1 thread', 'peak MiB', 'wasm KiB'], rows), '');
   }
   return lines;
 }
@@ -191,7 +161,8 @@ export async function writeReport(results, outDir) {
     'Reproduce: `make bench` (or `make bench QUICK=1`); raw records in the JSON file beside this report.',
     'Times are wall-clock milliseconds of the timed region, measured inside the program; each program verifies its own results.', '',
     '## Headline', '', headline(summary), '',
-    ...mathSection(summary, charts), ...mallocSection(summary, charts), ...fsSection(summary, charts), ...problemsSection(summary),
+    ...targetsSection(summary, results), ...mathSection(summary, charts), ...mallocSection(summary, charts),
+    ...fsSection(summary, charts), ...problemsSection(summary),
     '## Charts', '', ...charts.map((chart) => `![${chart.name}](charts/${chart.name}.svg)`), '',
   ];
   const chartDir = path.join(outDir, 'charts');

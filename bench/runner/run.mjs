@@ -7,13 +7,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configurations, knownIssue, runsPerConfiguration, HOSTS } from './matrix.mjs';
+import { configurations, knownIssue, nativePreload, runsPerConfiguration, HOSTS } from './matrix.mjs';
 import { parseOutput } from './protocol.mjs';
 import { NodeHost } from './hosts/node.mjs';
 import { ChromiumHost } from './hosts/chromium.mjs';
+import { NativeHost } from './hosts/native.mjs';
 import { describeMachine } from './machine.mjs';
 import { SCHEMA, validateResults } from './schema.mjs';
 import { writeReport } from './report.mjs';
+import { median } from './summary.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PROGRAM_DIR = path.join(ROOT, 'build', 'bench');
@@ -35,13 +37,14 @@ function parseArgs(argv) {
 }
 
 function makeHost(name) {
+  if (name === 'native') return new NativeHost();
   return name === 'node' ? new NodeHost() : new ChromiumHost(PROGRAM_DIR);
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+// The file a host runs and the size the report gives (the .wasm; none for native programs).
+function programFiles(config, hostName) {
+  if (hostName === 'native') return { program: path.join(PROGRAM_DIR, config.program), wasm: null };
+  return { program: path.join(PROGRAM_DIR, `${config.program}.js`), wasm: path.join(PROGRAM_DIR, `${config.program}.wasm`) };
 }
 
 // One record per measured repetition; a run that failed or was unsupported gives one record
@@ -95,21 +98,20 @@ export async function runSuite(options) {
   const { reps, warmup } = runsPerConfiguration(options);
   const configs = configurations(options).filter((config) => !options.only || options.only.includes(config.workload));
   const records = [];
-  const total = configs.length * options.hosts.length;
+  const total = options.hosts.reduce((sum, host) => sum + configs.filter((c) => c.hosts.includes(host)).length, 0);
   let index = 0;
   for (const hostName of options.hosts) {
     const host = makeHost(hostName);
     await host.start();
     try {
-      for (const config of configs) {
-        const programJs = path.join(PROGRAM_DIR, `${config.program}.js`);
-        const wasmFile = path.join(PROGRAM_DIR, `${config.program}.wasm`);
-        if (!fs.existsSync(programJs)) throw new Error(`${programJs} is missing: run 'make programs' first`);
+      for (const config of configs.filter((c) => c.hosts.includes(hostName))) {
+        const files = programFiles(config, hostName);
+        if (!fs.existsSync(files.program)) throw new Error(`${files.program} is missing: run 'make programs' first`);
         const args = [`--variant=${config.variant}`, `--threads=${config.threads}`, `--reps=${reps}`,
                       `--warmup=${warmup}`, `--scale=${config.scale}`];
-        const result = await host.run(programJs, args, { timeoutMs: TIMEOUT_MS });
+        const result = await host.run(files.program, args, { timeoutMs: TIMEOUT_MS, preload: nativePreload(config.malloc, ROOT) });
         const runRecords = toRecords(config, hostName, parseOutput(result.lines, result.exitCode),
-                                     fs.statSync(wasmFile).size);
+                                     files.wasm ? fs.statSync(files.wasm).size : null);
         records.push(...runRecords);
         console.log(progressLine(++index, total, hostName, config, runRecords));
       }
@@ -126,8 +128,11 @@ async function main() {
   const started = new Date();
   console.log(`bench: ${options.quick ? 'quick' : 'full'} run on ${options.hosts.join(', ')}`);
   const records = await runSuite(options);
+  const baseline = path.join(PROGRAM_DIR, 'size-baseline.wasm');
   const results = { schema: SCHEMA, started: started.toISOString(), finished: new Date().toISOString(),
-                    quick: options.quick, machine: describeMachine(), records };
+                    quick: options.quick, machine: describeMachine(),
+                    // .wasm bytes of the malloc benchmark with a bump allocator (see peers/size-baseline)
+                    size_baseline_bytes: fs.existsSync(baseline) ? fs.statSync(baseline).size : null, records };
   const problems = validateResults(results);
   if (problems.length) throw new Error(`results do not match the schema: ${problems.join('; ')}`);
   fs.mkdirSync(options.out, { recursive: true });

@@ -5,7 +5,7 @@ const nullableNumber = (value) => value === null || (typeof value === 'number' &
 const RECORD_FIELDS = {
   workload: (v) => ['math', 'malloc', 'fs'].includes(v),
   variant: (v) => typeof v === 'string' && v.length > 0,
-  host: (v) => ['node', 'chromium'].includes(v),
+  host: (v) => ['node', 'chromium', 'native'].includes(v),
   threads: (v) => Number.isInteger(v) && v >= 1,
   malloc: (v) => typeof v === 'string' && v.length > 0,
   fs: (v) => typeof v === 'string' && v.length > 0,
@@ -15,7 +15,7 @@ const RECORD_FIELDS = {
   ms: nullableNumber,
   ops: nullableNumber,
   peak_bytes: nullableNumber,
-  wasm_bytes: (v) => Number.isInteger(v) && v > 0,
+  wasm_bytes: (v) => v === null || (Number.isInteger(v) && v > 0),  // null: a native program
   checksum: (v) => v === null || /^[0-9a-f]{16}$/.test(v),
   ok: (v) => typeof v === 'boolean',
   status: (v) => ['ok', 'failed', 'unsupported'].includes(v),

@@ -13,10 +13,7 @@
 // Every change of a class's first run goes through here, to keep heap->direct in step.
 void _ws_set_first(ws_heap *heap, unsigned size_class, ws_page *run) {
   heap->avail[size_class] = run;
-  size_t size = _ws_class_size(size_class);
-  if (size > WS_DIRECT_MAX) return;
-  size_t first = size_class == 0 ? 0 : _ws_class_size(size_class - 1) / 16 + 1;
-  for (size_t i = first; i <= size / 16; i++) heap->direct[i] = run;
+  for (unsigned i = _ws_class_direct_first(size_class); i <= _ws_class_direct_last(size_class); i++) heap->direct[i] = run;
 }
 
 static void list_push_front(ws_heap *heap, unsigned size_class, ws_page *run) {
@@ -34,7 +31,20 @@ void _ws_list_remove(ws_heap *heap, ws_page *run) {
   run->next = run->prev = NULL;
 }
 
-void _ws_list_push_front(ws_heap *heap, ws_page *run) { list_push_front(heap, run->size_class, run); }
+// Puts a run that has free blocks again second in its class list: the first run stays the
+// fast path's, so a run that keeps filling and emptying does not churn the list head.
+void _ws_list_insert_second(ws_heap *heap, ws_page *run) {
+  ws_page *first = heap->avail[run->size_class];
+  if (first == &_ws_empty_run) {
+    list_push_front(heap, run->size_class, run);
+    return;
+  }
+  run->prev = first;
+  run->next = first->next;
+  if (run->next) run->next->prev = run;
+  first->next = run;
+}
+
 
 static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
   uint32_t pages = _ws_class_run_pages(size_class);

@@ -22,7 +22,7 @@ static void unfull(ws_heap *heap, ws_page *run) {
   run->in_full = false;
   // No notice is needed any more (a remote freer may have taken the flag down already).
   atomic_fetch_and_explicit(&run->thread_free, ~WS_NOTIFY_OWNER, memory_order_acq_rel);
-  _ws_list_push_front(heap, run);
+  _ws_list_insert_second(heap, run);
 }
 
 void _ws_free_local_rare(ws_heap *heap, ws_page *run) {

@@ -142,6 +142,9 @@ static inline unsigned ws_size_class(size_t size) {
 }
 size_t _ws_class_size(unsigned size_class);
 uint32_t _ws_class_run_pages(unsigned size_class);
+// The heap->direct slots of a class: [first, last], empty (first > last) above WS_DIRECT_MAX.
+unsigned _ws_class_direct_first(unsigned size_class);
+unsigned _ws_class_direct_last(unsigned size_class);
 
 // ---------------------------------------------------------------------------------------
 // Page map (pagemap.c): pointer -> descriptor.
@@ -237,7 +240,7 @@ void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size);
 void _ws_free_in(ws_heap *heap, void *p);         // heap: the caller's heap (may be NULL)
 void _ws_list_remove(ws_heap *heap, ws_page *run);
 void _ws_set_first(ws_heap *heap, unsigned size_class, ws_page *run);
-void _ws_list_push_front(ws_heap *heap, ws_page *run);
+void _ws_list_insert_second(ws_heap *heap, ws_page *run);
 void _ws_collect_delayed(ws_heap *heap);
 void _ws_run_collect(ws_heap *heap, ws_page *run);
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);

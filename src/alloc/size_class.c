@@ -10,6 +10,15 @@ size_t _ws_class_size(unsigned size_class) {
   return ((size_t)1 << bit) + ((size_t)(index + 1) << (bit - 3));
 }
 
+unsigned _ws_class_direct_first(unsigned size_class) {
+  return size_class == 0 ? 0 : (unsigned)(_ws_class_size(size_class - 1) / 16 + 1);
+}
+
+unsigned _ws_class_direct_last(unsigned size_class) {
+  size_t size = _ws_class_size(size_class);
+  return size <= WS_DIRECT_MAX ? (unsigned)(size / 16) : 0;
+}
+
 // Pages in a run of this class: enough for WS_RUN_MIN_BLOCKS blocks, so big classes do not
 // waste most of a page.
 uint32_t _ws_class_run_pages(unsigned size_class) {

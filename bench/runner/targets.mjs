@@ -1,0 +1,80 @@
+// The performance targets of wasmscale's allocator, checked against peers measured in the same
+// run (never against fixed timings). Each target says what it compares and whether it is met.
+import { THREAD_COUNTS } from './matrix.mjs';
+import { find, fmt, table } from './summary.mjs';
+
+const VARIANTS = ['standard', 'small', 'cross'];
+
+// Median ms of the malloc workload on a host.
+function ms(summary, host, variant, malloc, threads) {
+  const fs = host === 'native' ? 'native' : 'js';
+  const row = find(summary, host, 'malloc', variant, malloc, fs, 'pthread', threads);
+  return row?.status === 'ok' ? row : null;
+}
+
+// A row: [target, measured, met]. `value` is null when a run needed for it is missing.
+function check(name, value, goal, describe) {
+  if (value === null || !Number.isFinite(value)) return [name, 'not measured', '–'];
+  return [name, describe(value), goal(value) ? 'met' : '**not met**'];
+}
+
+function allocatorTargets(summary, host) {
+  const rows = [];
+  const get = (variant, malloc, threads) => ms(summary, host, variant, malloc, threads);
+  const div = (a, b) => (a && b ? a.median / b.median : null);
+  const ws = (variant, t) => get(variant, 'wasmscale', t);
+  rows.push(check(`${host}: 1 thread ≥ 1.8× faster than dlmalloc`, div(get('standard', 'dlmalloc', 1), ws('standard', 1)),
+                  (v) => v >= 1.8, (v) => `${fmt(v, 2)}×`));
+  rows.push(check(`${host}: 1 thread no slower than mimalloc`, div(get('standard', 'mimalloc', 1), ws('standard', 1)),
+                  (v) => v >= 1, (v) => `${fmt(v, 2)}× mimalloc's speed`));
+  rows.push(check(`${host}: 2 threads ≥ 1.8× the 1-thread throughput`, div(ws('standard', 1), ws('standard', 2)),
+                  (v) => v >= 1.8, (v) => `${fmt(v, 2)}×`));
+  rows.push(check(`${host}: 4 threads within 10% of the 2-thread time`, div(ws('standard', 4), ws('standard', 2)),
+                  (v) => v <= 1.1, (v) => `${fmt(v, 2)}× the 2-thread time`));
+  for (const variant of ['small', 'cross']) {
+    for (const threads of THREAD_COUNTS) {
+      rows.push(check(`${host}: ${variant}, ${threads} thread(s), at least as fast as mimalloc`,
+                      div(get(variant, 'mimalloc', threads), ws(variant, threads)), (v) => v >= 1, (v) => `${fmt(v, 2)}× mimalloc's speed`));
+    }
+  }
+  for (const variant of VARIANTS) {
+    for (const threads of THREAD_COUNTS) {
+      const mine = ws(variant, threads), dl = get(variant, 'dlmalloc', threads), mi = get(variant, 'mimalloc', threads);
+      const worst = mine && dl && mi ? Math.max(mine.peak / dl.peak / 1.1, mine.peak / mi.peak) : null;
+      rows.push(check(`${host}: ${variant}, ${threads} thread(s), peak ≤ 1.1× dlmalloc's and ≤ mimalloc's`, worst, (v) => v <= 1,
+                      () => `${fmt(mine.peak / dl.peak, 2)}× dlmalloc, ${fmt(mine.peak / mi.peak, 2)}× mimalloc`));
+    }
+  }
+  return rows;
+}
+
+function sizeTarget(summary, results) {
+  const wasm = (malloc) => find(summary, 'node', 'malloc', 'standard', malloc, 'js', 'pthread', 1)?.wasm;
+  const base = results.size_baseline_bytes;
+  const added = (malloc) => (wasm(malloc) && base ? wasm(malloc) - base : null);
+  const mine = added('wasmscale'), theirs = added('mimalloc');
+  return check('code added to the .wasm ≤ half of what mimalloc adds', mine !== null && theirs ? mine / theirs : null,
+               (v) => v <= 0.5, (v) => `${(mine / 1024).toFixed(1)} KiB vs ${(theirs / 1024).toFixed(1)} KiB (${fmt(v, 2)}×)`);
+}
+
+function nativeTargets(summary) {
+  const rows = [];
+  for (const variant of VARIANTS) {
+    for (const threads of THREAD_COUNTS) {
+      const mine = ms(summary, 'native', variant, 'wasmscale', threads), mi = ms(summary, 'native', variant, 'mimalloc', threads);
+      rows.push(check(`native: ${variant}, ${threads} thread(s), within 1.3× of libmimalloc`, mine && mi ? mine.median / mi.median : null,
+                      (v) => v <= 1.3, (v) => `${fmt(v, 2)}× libmimalloc's time`));
+    }
+  }
+  return rows;
+}
+
+export function targetsSection(summary, results) {
+  const hasWasmscale = [...summary.values()].some((row) => row.malloc === 'wasmscale');
+  if (!hasWasmscale) return [];
+  const rows = [...allocatorTargets(summary, 'node'), sizeTarget(summary, results), ...nativeTargets(summary)];
+  const met = rows.filter((row) => row[2] === 'met').length;
+  return ['## Allocator targets', '',
+    `Ratios against peers measured in this run (Node for Wasm; native for the near-native reference): ${met} of ${rows.length} met.`, '',
+    table(['target', 'measured', ''], rows), ''];
+}
