@@ -21,13 +21,13 @@ function expectUsageError(args, pattern, env = {}) {
 test('--help documents every option and value', () => {
   const result = run(DRIVER, ['--help']);
   assert.equal(result.status, 0);
-  for (const word of ['--malloc=NAME', '--fs=NAME', 'dlmalloc', 'emmalloc', 'mimalloc', 'js', 'wasmfs', '--print-command', 'EMCC']) {
+  for (const word of ['--malloc=NAME', '--fs=NAME', 'dlmalloc', 'emmalloc', 'mimalloc', 'wasmscale', 'wasmscale-checked', 'js', 'wasmfs', '--print-command', 'EMCC']) {
     assert.ok(result.stdout.includes(word), `help mentions ${word}`);
   }
 });
 
 test('unknown or missing option values are one-line errors with status 2', () => {
-  expectUsageError(['--malloc=tcmalloc', 'x.c'], /unknown --malloc value 'tcmalloc'.*dlmalloc, emmalloc, mimalloc/);
+  expectUsageError(['--malloc=tcmalloc', 'x.c'], /unknown --malloc value 'tcmalloc'.*dlmalloc, emmalloc, mimalloc, wasmscale/);
   expectUsageError(['--fs=idbfs', 'x.c'], /unknown --fs value 'idbfs'.*js, wasmfs/);
   expectUsageError(['--malloc'], /--malloc needs a value/);
   expectUsageError(['-sMALLOC=emmalloc', 'x.c'], /use --malloc=NAME or --fs=NAME/);
@@ -58,7 +58,12 @@ test('flags map onto emcc settings at link time only', () => {
   assert.ok(printed(['--fs', 'wasmfs', 'x.c']).includes('-sWASMFS'));
   const compileOnly = printed(['--malloc=emmalloc', '--fs=wasmfs', '-c', 'x.c']);
   assert.ok(!compileOnly.some((arg) => arg.startsWith('-sMALLOC') || arg === '-sWASMFS'), compileOnly.join(' '));
-  assert.deepEqual(printed(['-O2', '-c', 'x.c', '-o', 'x.o']).slice(1), ['-O2', '-c', 'x.c', '-o', 'x.o'], 'other arguments pass through in order');
+  const compile = printed(['-O2', '-c', 'x.c', '-o', 'x.o']);
+  assert.equal(compile[1], `-I${path.join(ROOT, 'include')}`, "wasmscale's headers are on the include path");
+  assert.deepEqual(compile.slice(2), ['-O2', '-c', 'x.c', '-o', 'x.o'], 'other arguments pass through in order');
+  const wasmscale = printed(['--malloc=wasmscale', '-pthread', 'x.c']);
+  assert.ok(wasmscale.includes('-sMALLOC=none') && wasmscale.at(-1).endsWith('wasm-mt/libwasmscale-alloc.a'), wasmscale.join(' '));
+  assert.ok(printed(['--malloc=wasmscale-checked', 'x.c']).at(-1).endsWith('wasm-st-checked/libwasmscale-alloc.a'));
 });
 
 const builds = [
@@ -66,6 +71,8 @@ const builds = [
   { malloc: 'emmalloc', fs: 'wasmfs', pthread: true },
   { malloc: 'mimalloc', fs: 'js', pthread: true },
   { malloc: 'mimalloc', fs: 'wasmfs', pthread: false },
+  { malloc: 'wasmscale', fs: 'wasmfs', pthread: true },
+  { malloc: 'wasmscale', fs: 'js', pthread: false },
 ];
 for (const { malloc, fs: fileSystem, pthread } of builds) {
   test(`builds and runs from another directory: --malloc=${malloc} --fs=${fileSystem}${pthread ? ' -pthread' : ''}`, () => {
