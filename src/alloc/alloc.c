@@ -48,8 +48,16 @@ void _ws_list_insert_second(ws_heap *heap, ws_page *run) {
 
 static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
   uint32_t pages = _ws_class_run_pages(size_class);
-  ws_page *run = _ws_span_alloc_reclaiming(pages, WS_PAGE_SIZE, WS_PAGE_RUN);
-  if (run == NULL) return NULL;
+  ws_page *run;
+  if (pages == 1 && heap->spare_runs != NULL) {
+    run = heap->spare_runs;  // already counted in the heap's run bytes
+    heap->spare_runs = run->next;
+    heap->spare_count--;
+  } else {
+    run = _ws_span_alloc_reclaiming(pages, WS_PAGE_SIZE, WS_PAGE_RUN);
+    if (run == NULL) return NULL;
+    _ws_note_run_taken(heap, run);
+  }
   size_t block_size = _ws_class_size(size_class);
   run->size_class = (uint8_t)size_class;
   run->block_size = (uint32_t)block_size;
@@ -68,7 +76,6 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
   }
   run->free = list;
   list_push_front(heap, size_class, run);
-  _ws_note_run_taken(heap, run);
   return run;
 }
 

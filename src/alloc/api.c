@@ -204,6 +204,8 @@ size_t WS_API(malloc_usable_size)(void *p) { return p == NULL ? 0 : usable_size(
 
 int WS_API(malloc_trim)(size_t pad) {
   (void)pad;
+  ws_heap *heap = _ws_heap_current();
+  if (heap != NULL) _ws_release_spares(heap);
   _ws_heap_reclaim_abandoned();
   return _ws_span_trim() ? 1 : 0;
 }

@@ -14,8 +14,25 @@ void _ws_run_release_if_empty(ws_heap *heap, ws_page *run) {
   if (run->used != 0 || run->in_full) return;
   if (heap->avail[run->size_class] == run && run->next == NULL) return;
   _ws_list_remove(heap, run);
+  if (run->pages == 1 && heap->spare_count < WS_SPARE_RUNS && heap != &_ws_exited_heap) {
+    run->next = heap->spare_runs;
+    heap->spare_runs = run;
+    heap->spare_count++;
+    return;
+  }
   _ws_note_run_released(heap, run);
   _ws_span_free(run);
+}
+
+void _ws_release_spares(ws_heap *heap) {
+  while (heap->spare_runs != NULL) {
+    ws_page *run = heap->spare_runs;
+    heap->spare_runs = run->next;
+    run->next = NULL;
+    _ws_note_run_released(heap, run);
+    _ws_span_free(run);
+  }
+  heap->spare_count = 0;
 }
 
 static void unfull(ws_heap *heap, ws_page *run) {

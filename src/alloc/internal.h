@@ -39,6 +39,7 @@
 #define WS_SPAN_BINS 64                         // free spans binned by page count
 #define WS_CACHE_LINE 64                        // descriptors of different threads' runs never share one
 #define WS_DIRECT_MAX 1024                      // sizes up to this find their run in one lookup
+#define WS_SPARE_RUNS 4                         // emptied one-page runs a heap keeps for reuse
 
 // Checked mode (-DWS_CHECKED=1): every block carries its requested size and a canary, and
 // free verifies both and the pointer itself (check.c). Off by default.
@@ -118,6 +119,10 @@ typedef struct ws_heap {
   ws_page *direct[WS_DIRECT_MAX / 16 + 1];
   ws_page *avail[WS_CLASSES];      // runs with (probably) free blocks; first is tried first
   _Atomic uintptr_t delayed_free;  // blocks freed remotely into full runs (a list)
+  // Emptied one-page runs kept for the next fresh run of any small class, so a thread that
+  // cycles through memory does not take the pool lock for every run (linked through next).
+  ws_page *spare_runs;
+  unsigned spare_count;
   _Atomic int state;               // ws_heap_state
   struct ws_heap *next_heap;       // all heaps ever made (never freed, so lists stay valid)
   // Statistics, written by the owner only: one counter per allocation and per free. Bytes in
@@ -244,6 +249,7 @@ void _ws_list_insert_second(ws_heap *heap, ws_page *run);
 void _ws_collect_delayed(ws_heap *heap);
 void _ws_run_collect(ws_heap *heap, ws_page *run);
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);
+void _ws_release_spares(ws_heap *heap);
 size_t _ws_usable_size(const void *p);
 
 // Global counters kept with atomics (slow paths only).

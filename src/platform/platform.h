@@ -30,6 +30,12 @@ bool ws_prim_shrink(void *start, size_t bytes);
 // Calls fn(arg) when the calling thread exits (not for the main thread). false if impossible.
 bool ws_prim_on_thread_exit(void (*fn)(void *), void *arg);
 
+// Lets the thread holding a lock run: called by a waiter that has spun for a while. `word` is
+// the lock's state, `busy` its locked value. Natively it yields the CPU; in Wasm (where
+// sched_yield does nothing) it sleeps on the word briefly, so 4 threads on 2 cores do not burn
+// their time slices spinning while the holder waits to be scheduled.
+void ws_prim_wait(_Atomic int *word, int busy);
+
 void ws_prim_yield(void);
 
 // ----- diagnostics -------------------------------------------------------------------------
@@ -39,26 +45,29 @@ _Noreturn void ws_prim_abort(void);
 
 // ----- a small lock for slow paths ----------------------------------------------------------
 typedef struct ws_prim_lock {
-  atomic_flag held;
+  _Atomic int held;
 } ws_prim_lock;
 
-#define WS_PRIM_LOCK_INIT {ATOMIC_FLAG_INIT}
+#define WS_PRIM_LOCK_INIT {0}
 
 // Returns true if the lock was busy on the first try (for contention statistics).
 static inline bool ws_prim_lock_acquire(ws_prim_lock *lock) {
-  if (!atomic_flag_test_and_set_explicit(&lock->held, memory_order_acquire)) return false;
+  if (atomic_exchange_explicit(&lock->held, 1, memory_order_acquire) == 0) return false;
   unsigned spins = 0;
-  while (atomic_flag_test_and_set_explicit(&lock->held, memory_order_acquire)) {
+  for (;;) {
+    if (atomic_load_explicit(&lock->held, memory_order_relaxed) == 0 &&
+        atomic_exchange_explicit(&lock->held, 1, memory_order_acquire) == 0) {
+      return true;
+    }
     if (++spins > 64) {
-      ws_prim_yield();
+      ws_prim_wait(&lock->held, 1);
       spins = 0;
     }
   }
-  return true;
 }
 
 static inline void ws_prim_lock_release(ws_prim_lock *lock) {
-  atomic_flag_clear_explicit(&lock->held, memory_order_release);
+  atomic_store_explicit(&lock->held, 0, memory_order_release);
 }
 
 #endif

@@ -3,10 +3,14 @@
 #include <string.h>
 #include <unistd.h>
 #include <emscripten/heap.h>
+#include <emscripten/threading.h>
 
 #include "../platform.h"
 
 uintptr_t ws_prim_window_base(void) { return 0; }
+
+// A timed wait needs no wake-up from the holder; 20 µs is a few critical sections long.
+void ws_prim_wait(_Atomic int *word, int busy) { emscripten_futex_wait((volatile void *)word, (uint32_t)busy, 0.02); }
 
 uintptr_t ws_prim_break(void) { return (uintptr_t)sbrk(0); }
 

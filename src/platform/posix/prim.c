@@ -33,6 +33,11 @@ static uintptr_t reserve_window(void) {
 
 uintptr_t ws_prim_window_base(void) { return reserve_window(); }
 
+void ws_prim_wait(_Atomic int *word, int busy) {
+  (void)word, (void)busy;
+  ws_prim_yield();
+}
+
 uintptr_t ws_prim_break(void) {
   reserve_window();
   return atomic_load(&window_break);
