@@ -6,7 +6,7 @@
 //   - The window is cut into 32 KiB pages. Every page has a descriptor (ws_page) in the page
 //     map, so any pointer finds its page by arithmetic.
 //   - Consecutive pages form spans. The shared span pool (span.c, one lock) hands out spans:
-//     runs of 1-4 pages for small/medium blocks of one size class, or large blocks.
+//     runs of 1-8 pages for small/medium blocks of one size class, or large blocks.
 //   - Each thread owns a heap (heap.c): per size class, a list of runs with free blocks.
 //     Allocating and freeing a block of one's own run touches only that run: no lock, no
 //     atomic read-modify-write. Frees from other threads go to the run's atomic list
