@@ -46,14 +46,27 @@ void _ws_list_insert_second(ws_heap *heap, ws_page *run) {
 }
 
 
+// A spare one-page run, preferring one that last served this class: its free list still holds
+// every block, so it needs no rebuilding (and its memory is likely still in cache).
+static ws_page *take_spare(ws_heap *heap, unsigned size_class) {
+  ws_page **link = &heap->spare_runs;
+  while (*link != NULL && (*link)->size_class != size_class) link = &(*link)->next;
+  if (*link == NULL) link = &heap->spare_runs;
+  ws_page *run = *link;
+  if (run == NULL) return NULL;
+  *link = run->next;
+  heap->spare_count--;
+  return run;
+}
+
 static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
   uint32_t pages = _ws_class_run_pages(size_class);
-  ws_page *run;
-  if (pages == 1 && heap->spare_runs != NULL) {
-    run = heap->spare_runs;  // already counted in the heap's run bytes
-    heap->spare_runs = run->next;
-    heap->spare_count--;
-  } else {
+  ws_page *run = pages == 1 ? take_spare(heap, size_class) : NULL;  // spares count in run bytes already
+  if (run != NULL && run->size_class == size_class) {
+    list_push_front(heap, size_class, run);
+    return run;
+  }
+  if (run == NULL) {
     run = _ws_span_alloc_reclaiming(pages, WS_PAGE_SIZE, WS_PAGE_RUN);
     if (run == NULL) return NULL;
     _ws_note_run_taken(heap, run);
