@@ -50,6 +50,7 @@ $(eval $(call alloc_library,wasm-st-checked,$(EMCC),$(EMAR),-O2 -DWS_CHECKED=1,$
 $(eval $(call alloc_library,native,$(CC),ar,-O2 -g -pthread -fPIC,$(NATIVE_PLATFORM)))
 
 $(BUILD)/lib/native/libwasmscale-alloc.so: $(patsubst %.c,$(BUILD)/obj/native/%.o,$(ALLOC_SOURCES) $(NATIVE_PLATFORM))
+	@mkdir -p $(@D)
 	@echo "build: $@"
 	@$(CC) -shared -pthread $^ -o $@
 
