@@ -91,10 +91,10 @@ $(BUILD)/bench/%.js: bench/src/$$(call field,1,$$*).c $(BENCH_HARNESS) $(PEER_SO
 	  $(if $(filter pthread,$(call field,4,$*)),-sPROXY_TO_PTHREAD) \
 	  $< bench/src/harness.c -o $@
 
-bench: programs
+bench: libs programs
 	$(NODE) bench/runner/run.mjs $(if $(QUICK),--quick)
 
-test: programs
+test: libs programs
 	$(NODE) --test --test-concurrency=1 tests/
 
 clean:
