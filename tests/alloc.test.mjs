@@ -62,6 +62,10 @@ test('multithreaded stress in Wasm with 4 threads', () => {
   expectPass(runWasm(wasm('test_stress', 'wasmscale', WASM_THREADS), ['4', '6', '100']), 'stress');
 });
 
+test('in Wasm the allocator shares sbrk with other code on other threads', () => {
+  expectPass(runWasm(wasm('test_sbrk', 'wasmscale', WASM_THREADS)), 'sbrk');
+});
+
 test('memory does not grow across 200 rounds of threads that come and go', () => {
   expectPass(run(native('test_churn'), []), 'churn');
   const tsan = run(sanitized('test_churn', 'thread'), []);
