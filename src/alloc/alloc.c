@@ -105,6 +105,19 @@ static bool try_mark_full(ws_heap *heap, ws_page *run) {
   return true;
 }
 
+static void collect_all_classes(ws_heap *heap, unsigned except) {
+  for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
+    if (size_class == except) continue;
+    for (ws_page *run = heap->avail[size_class], *next; run != &_ws_empty_run && run != NULL; run = next) {
+      next = run->next;
+      if (run->free != NULL || atomic_load_explicit(&run->thread_free, memory_order_relaxed) != 0) {
+        _ws_run_collect(heap, run);
+        _ws_run_release_if_empty(heap, run);
+      }
+    }
+  }
+}
+
 void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
   _ws_collect_delayed(heap);
   ws_page *run = heap->avail[size_class];
@@ -120,6 +133,9 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
     ws_page *next = run->next;
     if (try_mark_full(heap, run)) run = next;  // otherwise a remote free arrived: collect it
   }
+  // Before taking more memory, take in other classes' remote frees: runs they empty become
+  // spares or go back to the pool, where this class can use them.
+  collect_all_classes(heap, size_class);
   run = fresh_run(heap, size_class);
   return run ? _ws_pop_block(heap, run, size_class) : NULL;
 }
