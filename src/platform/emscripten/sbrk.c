@@ -37,6 +37,15 @@ static uintptr_t current_break(void) {
   return top;
 }
 
+// Grows linear memory to reach `top` if needed. With pthreads, Emscripten's resize refuses a
+// size that another thread's growth already covers ("let the caller retry"), so a refusal
+// counts as failure only if memory is still too small afterwards.
+static int memory_covers(uintptr_t top) {
+  if (top <= emscripten_get_heap_size()) return 1;
+  if (emscripten_resize_heap(top)) return 1;
+  return top <= emscripten_get_heap_size();
+}
+
 // libc's runtime (and -sSAFE_HEAP) read the break through this pointer.
 uintptr_t *emscripten_get_sbrk_ptr(void) {
   current_break();
@@ -55,7 +64,7 @@ void *sbrk(intptr_t increment) {
       errno = ENOMEM;
       return (void *)-1;
     }
-    if (new_top > emscripten_get_heap_size() && !emscripten_resize_heap(new_top)) {
+    if (!memory_covers(new_top)) {
       errno = ENOMEM;
       return (void *)-1;
     }
@@ -75,7 +84,7 @@ int brk(void *address) {
       errno = ENOMEM;
       return -1;
     }
-    if (new_top > emscripten_get_heap_size() && !emscripten_resize_heap(new_top)) {
+    if (!memory_covers(new_top)) {
       errno = ENOMEM;
       return -1;
     }
