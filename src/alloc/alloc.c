@@ -1,10 +1,9 @@
 // Allocation: the fast path (a block off the current run of the thread's heap), the slow path
 // that finds or makes a run with free blocks, large blocks, and aligned allocation.
 //
-// Fast path cost: one TLS load, a size-class computation, two loads and two stores on memory
-// only this thread writes. No lock, no atomic read-modify-write.
-#include <errno.h>
-#include <string.h>
+// Fast path cost (in api.c): one TLS load, a table lookup for sizes up to 1 KiB (else a
+// size-class computation), two loads and three stores on memory only this thread writes. No
+// lock, no atomic read-modify-write.
 
 #include "internal.h"
 
@@ -44,7 +43,6 @@ void _ws_list_insert_second(ws_heap *heap, ws_page *run) {
   if (run->next) run->next->prev = run;
   first->next = run;
 }
-
 
 // A spare one-page run, preferring one that last served this class: its free list still holds
 // every block, so it needs no rebuilding (and its memory is likely still in cache).
