@@ -6,6 +6,8 @@
 // Built with -DWS_PREFIX_NAMES the functions are called ws_malloc, ws_free... instead, so the
 // allocator can be tested under sanitizers that bring their own malloc.
 #include <errno.h>
+#include <limits.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -208,6 +210,22 @@ int WS_API(malloc_trim)(size_t pad) {
   if (heap != NULL) _ws_release_spares(heap);
   _ws_heap_reclaim_abandoned();
   return _ws_span_trim() ? 1 : 0;
+}
+
+// mallinfo, as dlmalloc programs use it, from the allocator's statistics (each figure is
+// clamped to INT_MAX, the struct's limit).
+static int clamp(uint64_t value) { return value > INT_MAX ? INT_MAX : (int)value; }
+
+struct mallinfo WS_API(mallinfo)(void) {
+  ws_alloc_stats stats;
+  ws_alloc_get_stats(&stats);
+  struct mallinfo info = {0};
+  info.arena = clamp(stats.bytes_reserved);
+  info.hblkhd = clamp(stats.large_in_use);
+  info.uordblks = clamp(stats.bytes_in_use);
+  info.fordblks = clamp(stats.bytes_reserved > stats.bytes_in_use ? stats.bytes_reserved - stats.bytes_in_use : 0);
+  info.keepcost = clamp(stats.pool_largest_free);
+  return info;
 }
 
 // ----- names libc and Emscripten's runtime call ----------------------------------------------

@@ -184,6 +184,10 @@ static void test_stats(void) {
   CHECK(after.bytes_reserved >= after.bytes_in_use && after.bytes_reserved_peak >= after.bytes_reserved);
   CHECK(after.class_block_size[6] == 112 && after.class_allocations[6] >= before.class_allocations[6] + 100);
   CHECK(after.heaps_live >= 1);
+#ifndef WS_PREFIX_NAMES
+  struct mallinfo info = mallinfo();  // dlmalloc's interface, from the same statistics
+  CHECK(info.uordblks >= 100 * 100 && info.arena >= info.uordblks && info.fordblks == info.arena - info.uordblks);
+#endif
   for (int i = 0; i < 100; i++) WS(free)(blocks[i]);
   ws_alloc_stats freed;
   ws_alloc_get_stats(&freed);
