@@ -147,36 +147,24 @@ ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind 
 
 // ----- large blocks --------------------------------------------------------------------------
 
-static void *large_alloc(size_t size, size_t alignment) {
+// alignment: a power of two; the pool places every span at a page boundary or better.
+static void *large_alloc(ws_heap *heap, size_t size, size_t alignment) {
   if (size > WS_WINDOW_MAX - WS_PAGE_SIZE) return NULL;
   size_t pages = size == 0 ? 1 : (size + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE;
   ws_page *head = _ws_span_alloc_reclaiming(pages, alignment, WS_PAGE_LARGE);
   if (head == NULL) return NULL;
-  head->large_offset = 0;
   atomic_fetch_add_explicit(&_ws_large_in_use, (uint64_t)pages * WS_PAGE_SIZE, memory_order_relaxed);
   _ws_note_large_peak();
+  WS_COUNTER_ADD(heap->large_allocations, 1);
   return ws_page_address(head);
 }
 
-// ----- entry points used by the public API ------------------------------------------------
-
-void *_ws_heap_alloc(ws_heap *heap, size_t size) {
-  if (ws_likely(size <= WS_MEDIUM_MAX)) {
-    unsigned size_class = ws_size_class(size);
-    ws_page *run = heap->avail[size_class];
-    if (ws_likely(run->free != NULL)) return _ws_pop_block(heap, run, size_class);
-    return _ws_heap_alloc_slow(heap, size_class);
-  }
-  void *p = large_alloc(size, WS_PAGE_SIZE);
-  if (p) WS_COUNTER_ADD(heap->large_allocations, 1);
-  return p;
-}
+// ----- the entry point used by the public API -----------------------------------------------
 
 // alignment: a power of two. Small and medium blocks come from a class whose size is a
-// multiple of the alignment (runs start on page boundaries, so every block is then aligned);
-// anything else becomes a large block placed at an aligned address.
+// multiple of the alignment (runs start on page boundaries, so every block is then aligned;
+// every class is a multiple of 16); anything else becomes a large block at an aligned address.
 void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size) {
-  if (alignment <= WS_ALIGNMENT) return _ws_heap_alloc(heap, size);
   size_t wanted = size > alignment ? size : alignment;
   if (wanted <= WS_MEDIUM_MAX) {
     unsigned size_class = ws_size_class(wanted);
@@ -187,15 +175,13 @@ void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size) {
       return _ws_heap_alloc_slow(heap, size_class);
     }
   }
-  void *p = large_alloc(size, alignment);
-  if (p) WS_COUNTER_ADD(heap->large_allocations, 1);
-  return p;
+  return large_alloc(heap, size, alignment);
 }
 
 size_t _ws_usable_size(const void *p) {
   ws_page *head = ws_span_of(p);
   if (head == NULL) return 0;
   if (head->kind == WS_PAGE_RUN) return head->block_size;
-  if (head->kind == WS_PAGE_LARGE) return (size_t)head->pages * WS_PAGE_SIZE - head->large_offset;
+  if (head->kind == WS_PAGE_LARGE) return (size_t)head->pages * WS_PAGE_SIZE;
   return 0;
 }

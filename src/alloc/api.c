@@ -24,6 +24,7 @@
 
 static bool is_power_of_two(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
+
 static void *allocate_in(ws_heap *heap, size_t size, size_t alignment) {
   if (heap != NULL) return _ws_alloc_aligned(heap, alignment, size);
   ws_heap *builtin = _ws_heap_builtin_lock();
@@ -47,6 +48,18 @@ static void *allocate(ws_heap *heap, size_t size, size_t alignment) {
   _ws_check_after_alloc(p, size);
 #endif
   return p;
+}
+
+// memalign's rules, as glibc's: any alignment is rounded up to a power of two; EINVAL for one
+// too large to round (the doubling would overflow).
+static void *allocate_rounded(ws_heap *heap, size_t alignment, size_t size) {
+  if (alignment > SIZE_MAX / 2) {
+    errno = EINVAL;
+    return NULL;
+  }
+  size_t rounded = WS_ALIGNMENT;
+  while (rounded < alignment) rounded <<= 1;
+  return allocate(heap, size, rounded);
 }
 
 static void release(ws_heap *heap, void *p) {
@@ -127,7 +140,7 @@ static bool resize_in_place(void *p, size_t size) {
   ws_page *head = ws_span_of(p);
   if (head->kind != WS_PAGE_LARGE || size > WS_WINDOW_MAX - WS_PAGE_SIZE) return false;
   size_t old_pages = head->pages;
-  size_t pages = (size + head->large_offset + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE;
+  size_t pages = (size + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE;
   if (!_ws_span_extend(head, pages)) return false;
   atomic_fetch_add_explicit(&_ws_large_in_use, (uint64_t)(pages - old_pages) * WS_PAGE_SIZE, memory_order_relaxed);
   return true;
@@ -161,13 +174,7 @@ void *WS_API(reallocarray)(void *p, size_t count, size_t size) {
 // ----- aligned allocation --------------------------------------------------------------------
 
 void *WS_API(memalign)(size_t alignment, size_t size) {
-  if (alignment > SIZE_MAX / 2) {
-    errno = EINVAL;
-    return NULL;
-  }
-  size_t rounded = WS_ALIGNMENT;  // like glibc: any alignment is rounded up to a power of two
-  while (rounded < alignment) rounded <<= 1;
-  return allocate(_ws_heap_current(), size, rounded);
+  return allocate_rounded(_ws_heap_current(), alignment, size);
 }
 
 int WS_API(posix_memalign)(void **result, size_t alignment, size_t size) {
@@ -242,9 +249,7 @@ void *__libc_memalign(size_t alignment, size_t size) { return memalign(alignment
 void *emscripten_builtin_malloc(size_t size) { return allocate(NULL, size, WS_ALIGNMENT); }
 
 void *emscripten_builtin_memalign(size_t alignment, size_t size) {
-  size_t rounded = WS_ALIGNMENT;
-  while (rounded < alignment) rounded <<= 1;
-  return allocate(NULL, size, rounded);
+  return allocate_rounded(NULL, alignment, size);
 }
 
 void emscripten_builtin_free(void *p) {

@@ -38,8 +38,8 @@ static block_shape shape_of(const void *p) {
     if (offset % head->block_size == 0 && offset / head->block_size < head->capacity) {
       return (block_shape){(unsigned char *)p, head->block_size};
     }
-  } else if (head != NULL && head->kind == WS_PAGE_LARGE && bytes == ws_page_address(head) + head->large_offset) {
-    return (block_shape){(unsigned char *)p, (size_t)head->pages * WS_PAGE_SIZE - head->large_offset};
+  } else if (head != NULL && head->kind == WS_PAGE_LARGE && bytes == ws_page_address(head)) {
+    return (block_shape){(unsigned char *)p, (size_t)head->pages * WS_PAGE_SIZE};
   }
   _ws_fatal("free() of a pointer this allocator never returned", p);
 }

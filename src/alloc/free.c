@@ -119,7 +119,7 @@ void _ws_free_in(ws_heap *heap, void *p) {
     } else {
       free_remote(heap, run, p);
     }
-  } else if (run != NULL && run->kind == WS_PAGE_LARGE && (unsigned char *)p == ws_page_address(run) + run->large_offset) {
+  } else if (run != NULL && run->kind == WS_PAGE_LARGE && (unsigned char *)p == ws_page_address(run)) {
     free_large(run);
   } else {
     _ws_fatal("free() of a pointer this allocator never returned", p);

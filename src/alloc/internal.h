@@ -84,7 +84,6 @@ typedef struct ws_page {
   _Atomic uintptr_t thread_free;  // runs: blocks freed by other threads, | WS_NOTIFY_OWNER
   _Atomic(struct ws_heap *) owner;  // runs: the heap that allocates from this run
   struct ws_page *next, *prev;  // heap class list, or pool bin
-  size_t large_offset;          // large: user pointer minus span start (for alignment)
 } __attribute__((aligned(WS_CACHE_LINE))) ws_page;
 
 // ---------------------------------------------------------------------------------------
@@ -239,7 +238,6 @@ static inline void _ws_free_local(ws_heap *heap, ws_page *run, ws_block *block) 
   if (ws_unlikely(run->in_full || run->used == 0)) _ws_free_local_rare(heap, run);
 }
 
-void *_ws_heap_alloc(ws_heap *heap, size_t size);
 void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class);
 void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size);
 void _ws_free_in(ws_heap *heap, void *p);         // heap: the caller's heap (may be NULL)
