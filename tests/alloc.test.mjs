@@ -74,6 +74,14 @@ test('memory does not grow across 200 rounds of threads that come and go', () =>
   expectPass(runWasm(wasm('test_churn', 'wasmscale', WASM_THREADS)), 'churn');
 });
 
+test('blocks freed into a sleeping thread\'s runs are reused by others, natively, under TSan and in Wasm', () => {
+  expectPass(run(native('test_reuse'), []), 'reuse');
+  const tsan = run(sanitized('test_reuse', 'thread'), []);
+  assert.doesNotMatch(tsan.stderr, /ThreadSanitizer/, tsan.stderr.slice(0, 4000));
+  expectPass(tsan, 'reuse');
+  expectPass(runWasm(wasm('test_reuse', 'wasmscale', WASM_THREADS)), 'reuse');
+});
+
 const MISUSES = {
   'double-free': /^wasmscale: double free \(address 0x[0-9a-f]+\)$/m,
   'invalid-pointer': /^wasmscale: free\(\) of a pointer this allocator never returned \(address 0x[0-9a-f]+\)$/m,

@@ -15,7 +15,7 @@ void _ws_set_first(ws_heap *heap, unsigned size_class, ws_page *run) {
   for (unsigned i = _ws_class_direct_first(size_class); i <= _ws_class_direct_last(size_class); i++) heap->direct[i] = run;
 }
 
-static void list_push_front(ws_heap *heap, unsigned size_class, ws_page *run) {
+void _ws_list_push_front(ws_heap *heap, unsigned size_class, ws_page *run) {
   ws_page *first = heap->avail[size_class];
   run->prev = NULL;
   run->next = first == &_ws_empty_run ? NULL : first;
@@ -35,7 +35,7 @@ void _ws_list_remove(ws_heap *heap, ws_page *run) {
 void _ws_list_insert_second(ws_heap *heap, ws_page *run) {
   ws_page *first = heap->avail[run->size_class];
   if (first == &_ws_empty_run) {
-    list_push_front(heap, run->size_class, run);
+    _ws_list_push_front(heap, run->size_class, run);
     return;
   }
   run->prev = first;
@@ -61,7 +61,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
   uint32_t pages = _ws_class_run_pages(size_class);
   ws_page *run = pages == 1 ? take_spare(heap, size_class) : NULL;  // spares count in run bytes already
   if (run != NULL && run->size_class == size_class) {
-    list_push_front(heap, size_class, run);
+    _ws_list_push_front(heap, size_class, run);
     return run;
   }
   if (run == NULL) {
@@ -70,7 +70,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
     _ws_note_run_taken(heap, run);
   }
   size_t block_size = _ws_class_size(size_class);
-  run->size_class = (uint8_t)size_class;
+  __atomic_store_n(&run->size_class, (uint8_t)size_class, __ATOMIC_RELAXED);  // steal.c reads it from other threads
   run->block_size = (uint32_t)block_size;
   run->capacity = (uint32_t)((size_t)pages * WS_PAGE_SIZE / block_size);
   run->used = 0;
@@ -86,7 +86,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
     list = block;
   }
   run->free = list;
-  list_push_front(heap, size_class, run);
+  _ws_list_push_front(heap, size_class, run);
   return run;
 }
 
@@ -108,6 +108,7 @@ static void collect_all_classes(ws_heap *heap, unsigned except) {
     if (size_class == except) continue;
     for (ws_page *run = heap->avail[size_class], *next; run != &_ws_empty_run && run != NULL; run = next) {
       next = run->next;
+      if (run == &heap->borrowed) continue;
       if (run->free != NULL || atomic_load_explicit(&run->thread_free, memory_order_relaxed) != 0) {
         _ws_run_collect(heap, run);
         _ws_run_release_if_empty(heap, run);
@@ -120,11 +121,17 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
   _ws_collect_delayed(heap);
   ws_page *run = heap->avail[size_class];
   while (run != &_ws_empty_run && run != NULL) {
+    if (run == &heap->borrowed && run->free == NULL) {  // used up: it never refills
+      run = run->next;
+      _ws_list_remove(heap, &heap->borrowed);
+      heap->borrowed_listed = false;
+      continue;
+    }
     if (run->free == NULL) _ws_run_collect(heap, run);
     if (run->free != NULL) {
       if (run != heap->avail[size_class]) {  // let the fast path find it next time
         _ws_list_remove(heap, run);
-        list_push_front(heap, size_class, run);
+        _ws_list_push_front(heap, size_class, run);
       }
       return _ws_pop_block(heap, run, size_class);
     }
@@ -134,6 +141,11 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
   // Before taking more memory, take in other classes' remote frees: runs they empty become
   // spares or go back to the pool, where this class can use them.
   collect_all_classes(heap, size_class);
+  // With no spare run, reuse blocks other threads freed but their owners have not taken in
+  // (steal.c) before taking memory from the pool.
+  if (heap->spare_runs == NULL && _ws_steal_pending(heap, size_class)) {
+    return _ws_pop_block(heap, &heap->borrowed, size_class);
+  }
   run = fresh_run(heap, size_class);
   return run ? _ws_pop_block(heap, run, size_class) : NULL;
 }

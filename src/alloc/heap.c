@@ -60,6 +60,7 @@ void _ws_heap_builtin_unlock(void) { ws_prim_lock_release(&builtin_lock); }
 
 // Owner work on a heap nobody runs: take in remote frees and return empty runs to the pool.
 static void tidy(ws_heap *heap) {
+  _ws_return_borrowed(heap);
   _ws_collect_delayed(heap);
   _ws_release_spares(heap);
   for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {

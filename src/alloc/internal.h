@@ -40,6 +40,7 @@
 #define WS_CACHE_LINE 64                        // descriptors of different threads' runs never share one
 #define WS_DIRECT_MAX 1024                      // sizes up to this find their run in one lookup
 #define WS_SPARE_RUNS 4                         // emptied one-page runs a heap keeps for reuse
+#define WS_STEAL_SCAN 256                       // page descriptors looked at per attempt to reuse pending frees
 
 // Checked mode (-DWS_CHECKED=1): every block carries its requested size and a canary, and
 // free verifies both and the pointer itself (check.c). Off by default.
@@ -122,6 +123,11 @@ typedef struct ws_heap {
   // cycles through memory does not take the pool lock for every run (linked through next).
   ws_page *spare_runs;
   unsigned spare_count;
+  // Blocks other heaps' threads freed that this heap took before their owner collected them
+  // (steal.c): a stand-in run, never in the page map, put first in one class list.
+  ws_page borrowed;
+  bool borrowed_listed;
+  uint32_t steal_cursor;           // page index where the next search for pending frees starts
   _Atomic int state;               // ws_heap_state
   struct ws_heap *next_heap;       // all heaps ever made (never freed, so lists stay valid)
   // Statistics, written by the owner only: one counter per allocation and per free. Bytes in
@@ -130,6 +136,7 @@ typedef struct ws_heap {
   uint64_t class_frees[WS_CLASSES];          // frees the owner has taken back, local or remote
   uint64_t large_allocations;
   uint64_t cross_thread_frees;               // frees this thread made into other heaps' runs
+  uint64_t borrowed_blocks;                  // blocks taken from other heaps' pending frees (steal.c)
   uint64_t run_bytes;                        // bytes of the runs this heap holds
   uint64_t run_bytes_peak;
 } ws_heap;
@@ -242,12 +249,15 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class);
 void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size);
 void _ws_free_in(ws_heap *heap, void *p);         // heap: the caller's heap (may be NULL)
 void _ws_list_remove(ws_heap *heap, ws_page *run);
+void _ws_list_push_front(ws_heap *heap, unsigned size_class, ws_page *run);
 void _ws_set_first(ws_heap *heap, unsigned size_class, ws_page *run);
 void _ws_list_insert_second(ws_heap *heap, ws_page *run);
 void _ws_collect_delayed(ws_heap *heap);
 void _ws_run_collect(ws_heap *heap, ws_page *run);
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);
 void _ws_release_spares(ws_heap *heap);
+bool _ws_steal_pending(ws_heap *heap, unsigned size_class);  // false: none found
+void _ws_return_borrowed(ws_heap *heap);                      // unused borrowed blocks go back
 size_t _ws_usable_size(const void *p);
 
 // Global counters kept with atomics (slow paths only).

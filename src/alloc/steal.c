@@ -1,0 +1,89 @@
+// Reusing pending remote frees. Blocks freed by other threads wait on their run's thread_free
+// list until the owner collects them, which it does only on its own slow path. An owner that
+// is not allocating (descheduled: the usual case with more threads than cores) strands them
+// while the threads that are allocating take fresh memory. So before taking a run from the
+// pool, a heap looks for a run of the class it needs with pending frees and takes the whole
+// list (one atomic compare-and-swap; the owner's collection is the same operation, so exactly
+// one of them gets it).
+//
+// The blocks stay their run's: the owner still counts them as in use, and when freed again
+// they go back to it like any remote free. The heap serves them from `borrowed`, a stand-in
+// run first in the class list, until they run out.
+#include "internal.h"
+
+// Gives back borrowed blocks not handed out (before the stand-in serves another class, and
+// when the heap is abandoned).
+void _ws_return_borrowed(ws_heap *heap) {
+  ws_page *borrowed = &heap->borrowed;
+  if (heap->borrowed_listed) {
+    _ws_list_remove(heap, borrowed);
+    heap->borrowed_listed = false;
+  }
+  while (borrowed->free != NULL) {
+    ws_block *block = borrowed->free;
+    borrowed->free = block->next;
+    WS_COUNTER_SUB(heap->class_frees[borrowed->size_class], 1);  // counted when taken
+    _ws_free_in(heap, block);
+  }
+}
+
+// Takes the pending list of `run` if it is a run of `size_class` another heap owns.
+static ws_block *take_pending(ws_heap *heap, ws_page *run, unsigned size_class) {
+  uintptr_t list = atomic_load_explicit(&run->thread_free, memory_order_relaxed);
+  // Zero: nothing pending (or not a run head at all: only run heads ever get a list).
+  // The flag: a full run whose next free must reach its owner; leave that protocol alone.
+  if (list == 0 || (list & WS_NOTIFY_OWNER) != 0) return NULL;
+  if (__atomic_load_n(&run->size_class, __ATOMIC_RELAXED) != size_class) return NULL;
+  if (atomic_load_explicit(&run->owner, memory_order_relaxed) == heap) return NULL;
+  if (!atomic_compare_exchange_strong_explicit(&run->thread_free, &list, 0, memory_order_acquire,
+                                               memory_order_relaxed)) {
+    return NULL;
+  }
+  // The run may have been emptied and reused for another class since size_class was read,
+  // with a list that happens to start at the same address: check again now that the CAS
+  // ordered us after the frees, and put a list of the wrong class back.
+  if (__atomic_load_n(&run->size_class, __ATOMIC_RELAXED) != size_class) {
+    ws_block *last = (ws_block *)list;
+    while (last->next != NULL) last = last->next;
+    uintptr_t head = atomic_load_explicit(&run->thread_free, memory_order_relaxed);
+    do {
+      last->next = (ws_block *)(head & ~WS_NOTIFY_OWNER);
+    } while (!atomic_compare_exchange_weak_explicit(&run->thread_free, &head, list | (head & WS_NOTIFY_OWNER),
+                                                    memory_order_release, memory_order_relaxed));
+    return NULL;
+  }
+  return (ws_block *)list;
+}
+
+bool _ws_steal_pending(ws_heap *heap, unsigned size_class) {
+  ws_block *list = NULL;
+  uint32_t index = heap->steal_cursor;
+  unsigned looked = 0, chunks_skipped = 0;
+  while (looked < WS_STEAL_SCAN && list == NULL && chunks_skipped <= WS_MAP_CHUNKS) {
+    if (index >= WS_WINDOW_PAGES) index = 0;
+    ws_page *chunk = __atomic_load_n(&_ws_page_map[index / WS_MAP_CHUNK_PAGES], __ATOMIC_ACQUIRE);
+    if (chunk == NULL) {  // memory never reached here: on to the next chunk
+      index = (index / WS_MAP_CHUNK_PAGES + 1) * WS_MAP_CHUNK_PAGES;
+      chunks_skipped++;
+      continue;
+    }
+    list = take_pending(heap, &chunk[index % WS_MAP_CHUNK_PAGES], size_class);
+    index++;
+    looked++;
+  }
+  heap->steal_cursor = index;
+  if (list == NULL) return false;
+
+  _ws_return_borrowed(heap);
+  ws_page *borrowed = &heap->borrowed;
+  uint32_t count = 0;
+  for (ws_block *block = list; block != NULL; block = block->next) count++;
+  borrowed->size_class = (uint8_t)size_class;
+  borrowed->free = list;
+  borrowed->used = 1;  // never 0: the stand-in is never "emptied" and given to the pool
+  WS_COUNTER_ADD(heap->class_frees[size_class], count);  // taken in for the owner, as its collection would
+  WS_COUNTER_ADD(heap->borrowed_blocks, count);
+  _ws_list_push_front(heap, size_class, borrowed);
+  heap->borrowed_listed = true;
+  return true;
+}
