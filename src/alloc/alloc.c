@@ -174,11 +174,12 @@ static void *large_alloc(ws_heap *heap, size_t size, size_t alignment) {
 // ----- the entry point used by the public API -----------------------------------------------
 
 // alignment: a power of two. Small and medium blocks come from a class whose size is a
-// multiple of the alignment (runs start on page boundaries, so every block is then aligned;
-// every class is a multiple of 16); anything else becomes a large block at an aligned address.
+// multiple of the alignment (runs start on page boundaries, so every block is then aligned if
+// the alignment is at most a page; every class is a multiple of 16); anything else becomes a
+// large block at an aligned address.
 void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size) {
   size_t wanted = size > alignment ? size : alignment;
-  if (wanted <= WS_MEDIUM_MAX) {
+  if (wanted <= WS_MEDIUM_MAX && alignment <= WS_PAGE_SIZE) {
     unsigned size_class = ws_size_class(wanted);
     while (size_class < WS_CLASSES && _ws_class_size(size_class) % alignment != 0) size_class++;
     if (size_class < WS_CLASSES) {

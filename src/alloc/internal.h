@@ -3,10 +3,10 @@
 // Memory layout (see docs/allocator.md for the picture):
 //   - The platform hands out memory in growing steps (sbrk in Wasm, a reserved mmap natively),
 //     all inside one address window starting at ws_prim_window_base().
-//   - The window is cut into 32 KiB pages. Every page has a descriptor (ws_page) in the page
+//   - The window is cut into 16 KiB pages. Every page has a descriptor (ws_page) in the page
 //     map, so any pointer finds its page by arithmetic.
 //   - Consecutive pages form spans. The shared span pool (span.c, one lock) hands out spans:
-//     runs of 1-8 pages for small/medium blocks of one size class, or large blocks.
+//     runs of 1-16 pages for small/medium blocks of one size class, or large blocks.
 //   - Each thread owns a heap (heap.c): per size class, a list of runs with free blocks.
 //     Allocating and freeing a block of one's own run touches only that run: no lock, no
 //     atomic read-modify-write. Frees from other threads go to the run's atomic list
@@ -25,12 +25,13 @@
 // ---------------------------------------------------------------------------------------
 // Knobs. Everything else derives from these.
 // ---------------------------------------------------------------------------------------
-#define WS_PAGE_SHIFT 15                        // 32 KiB pages
+#define WS_PAGE_SHIFT 14                        // 16 KiB pages
 #define WS_PAGE_SIZE ((size_t)1 << WS_PAGE_SHIFT)
 #define WS_ALIGNMENT 16                         // every block is 16-byte aligned
 #define WS_CLASSES WS_ALLOC_SIZE_CLASSES        // 8 per doubling: <= 12.5% rounding waste
 #define WS_MEDIUM_MAX ((size_t)32 << 10)        // larger requests are large blocks
-#define WS_RUN_MIN_BLOCKS 8                     // a run holds at least this many blocks
+#define WS_RUN_MIN_BLOCKS 16                    // a run holds this many blocks...
+#define WS_RUN_MAX_PAGES 16                     // ...unless that needs more than 256 KiB: then fewer (>= 8)
 #define WS_GROW_MIN ((size_t)256 << 10)         // smallest step taken from the platform
 #define WS_MAP_CHUNK_PAGES 1024                 // page descriptors allocated together
 #define WS_WINDOW_MAX ((uint64_t)4 << 30)       // 4 GiB: all of wasm32 memory

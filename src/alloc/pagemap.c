@@ -1,4 +1,4 @@
-// The page map: one descriptor per 32 KiB page of the window, allocated in chunks of
+// The page map: one descriptor per 16 KiB page of the window, allocated in chunks of
 // WS_MAP_CHUNK_PAGES as memory grows, so any address finds its page without a search.
 #include <string.h>
 

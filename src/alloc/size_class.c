@@ -19,9 +19,11 @@ unsigned _ws_class_direct_last(unsigned size_class) {
   return size <= WS_DIRECT_MAX ? (unsigned)(size / 16) : 0;
 }
 
-// Pages in a run of this class: enough for WS_RUN_MIN_BLOCKS blocks, so big classes do not
-// waste most of a page.
+// Pages in a run of this class: enough for WS_RUN_MIN_BLOCKS blocks (so a run is not used up
+// every few allocations, and big classes do not waste most of a page), but at most
+// WS_RUN_MAX_PAGES (so a thread's first block of a big class does not claim half a MiB).
 uint32_t _ws_class_run_pages(unsigned size_class) {
   size_t bytes = _ws_class_size(size_class) * WS_RUN_MIN_BLOCKS;
-  return (uint32_t)((bytes + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE);
+  size_t pages = (bytes + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE;
+  return (uint32_t)(pages < WS_RUN_MAX_PAGES ? pages : WS_RUN_MAX_PAGES);
 }
