@@ -119,7 +119,7 @@ test('libFuzzer: random malloc/free/realloc/memalign sequences against a shadow 
   const corpus = fs.mkdtempSync(path.join(scratch, 'corpus-'));
   // A fixed seed for repeatability, or one from the environment to explore further.
   const seed = process.env.WASMSCALE_FUZZ_SEED || '1';
-  const result = run(fuzzer, [`-seed=${seed}`, '-max_total_time=15', '-rss_limit_mb=4096', corpus]);
+  const result = run(fuzzer, [`-seed=${seed}`, '-max_total_time=15', '-rss_limit_mb=4096', `-artifact_prefix=${scratch}/`, corpus]);
   assert.equal(result.status, 0, result.stderr.slice(-4000));
   assert.match(result.stderr, /Done \d+ runs/);
 });
