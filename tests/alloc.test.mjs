@@ -42,6 +42,18 @@ function expectPass(result, suite) {
   assert.match(result.stdout, new RegExp(`${suite}: [1-9]\\d* passed, 0 failed`));
 }
 
+function expectTsanClean(result, suite) {
+  assert.doesNotMatch(result.stderr, /ThreadSanitizer/, result.stderr.slice(0, 4000));
+  expectPass(result, suite);
+}
+
+// A threaded test natively against the library, under TSan (no report) and in Wasm.
+function expectPassNativeTsanWasm(name, suite) {
+  expectPass(run(native(name), []), suite);
+  expectTsanClean(run(sanitized(name, 'thread'), []), suite);
+  expectPass(runWasm(wasm(name, 'wasmscale', WASM_THREADS)), suite);
+}
+
 test('API semantics, natively against the library', () => expectPass(run(native('test_api'), []), 'api'));
 
 test('API semantics under ASan and UBSan', () => expectPass(run(sanitized('test_api', 'address,undefined'), []), 'api'));
@@ -53,9 +65,7 @@ test('API semantics in Wasm, with and without pthreads', () => {
 
 test('multithreaded stress, natively under ASan+UBSan and under TSan', () => {
   expectPass(run(sanitized('test_stress', 'address,undefined'), ['8', '6', '100']), 'stress');
-  const tsan = run(sanitized('test_stress', 'thread'), ['4', '6', '60']);
-  assert.doesNotMatch(tsan.stderr, /ThreadSanitizer/, tsan.stderr.slice(0, 4000));
-  expectPass(tsan, 'stress');
+  expectTsanClean(run(sanitized('test_stress', 'thread'), ['4', '6', '60']), 'stress');
 });
 
 test('multithreaded stress in Wasm with 4 threads', () => {
@@ -67,19 +77,11 @@ test('in Wasm the allocator shares sbrk with other code on other threads', () =>
 });
 
 test('memory does not grow across 200 rounds of threads that come and go', () => {
-  expectPass(run(native('test_churn'), []), 'churn');
-  const tsan = run(sanitized('test_churn', 'thread'), []);
-  assert.doesNotMatch(tsan.stderr, /ThreadSanitizer/, tsan.stderr.slice(0, 4000));
-  expectPass(tsan, 'churn');
-  expectPass(runWasm(wasm('test_churn', 'wasmscale', WASM_THREADS)), 'churn');
+  expectPassNativeTsanWasm('test_churn', 'churn');
 });
 
 test('blocks freed into a sleeping thread\'s runs are reused by others, natively, under TSan and in Wasm', () => {
-  expectPass(run(native('test_reuse'), []), 'reuse');
-  const tsan = run(sanitized('test_reuse', 'thread'), []);
-  assert.doesNotMatch(tsan.stderr, /ThreadSanitizer/, tsan.stderr.slice(0, 4000));
-  expectPass(tsan, 'reuse');
-  expectPass(runWasm(wasm('test_reuse', 'wasmscale', WASM_THREADS)), 'reuse');
+  expectPassNativeTsanWasm('test_reuse', 'reuse');
 });
 
 const MISUSES = {

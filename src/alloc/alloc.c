@@ -123,8 +123,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
   while (run != &_ws_empty_run && run != NULL) {
     if (run == &heap->borrowed && run->free == NULL) {  // used up: it never refills
       run = run->next;
-      _ws_list_remove(heap, &heap->borrowed);
-      heap->borrowed_listed = false;
+      _ws_return_borrowed(heap);  // nothing to give back: just takes it off the list
       continue;
     }
     if (run->free == NULL) _ws_run_collect(heap, run);
