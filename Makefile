@@ -55,11 +55,37 @@ $(BUILD)/lib/native/libwasmscale-alloc.so: $(patsubst %.c,$(BUILD)/obj/native/%.
 	@$(CC) -shared -pthread $^ -o $@
 
 WASM_LIBS := $(foreach v,wasm-mt wasm-st wasm-mt-checked wasm-st-checked,$(BUILD)/lib/$(v)/libwasmscale-alloc.a)
-libs: $(WASM_LIBS) $(BUILD)/lib/native/libwasmscale-alloc.a $(BUILD)/lib/native/libwasmscale-alloc.so
+
+# ----- the file-system library ----------------------------------------------------------------
+# The core and the memory backend build for Wasm (with the syscall layer and the console) and
+# natively (the core alone, which native tests call directly).
+FS_CORE     := $(wildcard src/fs/*.c src/fs/memory/*.c) src/platform/common.c
+FS_HEADERS  := $(wildcard src/fs/*.h src/fs/*/*.h src/platform/*.h include/wasmscale/*.h)
+FS_WASM     := $(FS_CORE) $(wildcard src/fs/syscalls/*.c) src/platform/emscripten/console.c
+FS_NATIVE   := $(FS_CORE) src/platform/posix/prim.c
+FS_WARNINGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
+
+# $(call fs_library,VARIANT,COMPILER,ARCHIVER,FLAGS,SOURCES)
+define fs_library
+$(BUILD)/obj/fs-$(1)/%.o: %.c $(FS_HEADERS)
+	@mkdir -p $$(@D)
+	@$(2) $(FS_WARNINGS) $(4) -c $$< -o $$@
+$(BUILD)/lib/$(1)/libwasmscale-fs.a: $$(patsubst %.c,$(BUILD)/obj/fs-$(1)/%.o,$(5))
+	@mkdir -p $$(@D)
+	@echo "build: $$@"
+	@rm -f $$@ && $(3) rcs $$@ $$^
+endef
+$(eval $(call fs_library,wasm-mt,$(EMCC),$(EMAR),-O2 -pthread,$(FS_WASM)))
+$(eval $(call fs_library,wasm-st,$(EMCC),$(EMAR),-O2,$(FS_WASM)))
+$(eval $(call fs_library,native,$(CC),ar,-O2 -g -pthread,$(FS_NATIVE)))
+FS_LIBS := $(foreach v,wasm-mt wasm-st native,$(BUILD)/lib/$(v)/libwasmscale-fs.a)
+
+libs: $(WASM_LIBS) $(FS_LIBS) $(BUILD)/lib/native/libwasmscale-alloc.a $(BUILD)/lib/native/libwasmscale-alloc.so
 
 # ----- benchmark programs -----------------------------------------------------------------------
 # Libraries are built by the driver on demand; a change to them must relink the programs too.
-PEER_SOURCES  := $(wildcard peers/mimalloc/*) $(ALLOC_SOURCES) $(ALLOC_HEADERS) $(WASM_PLATFORM)
+PEER_SOURCES  := $(wildcard peers/mimalloc/*) $(ALLOC_SOURCES) $(ALLOC_HEADERS) $(WASM_PLATFORM) $(FS_WASM) $(FS_HEADERS) \
+                 src/platform/emscripten/console.js
 
 setup:
 	@scripts/setup.sh

@@ -1,6 +1,8 @@
 // The parts of the platform layer that every supported platform does the same way: both
 // Emscripten and Linux have POSIX threads (whose thread-specific-data destructors run at thread
-// exit), sched_yield, write and abort.
+// exit), sched_yield, write, abort and getentropy.
+#define _DEFAULT_SOURCE  // getentropy
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sched.h>
@@ -45,3 +47,12 @@ void ws_prim_write_error(const char *message) {
 }
 
 void ws_prim_abort(void) { abort(); }
+
+int ws_prim_random(void *buffer, size_t length) {
+  for (size_t done = 0; done < length;) {
+    size_t piece = length - done < 256 ? length - done : 256;  // getentropy's limit
+    if (getentropy((char *)buffer + done, piece) != 0) return -EIO;
+    done += piece;
+  }
+  return 0;
+}

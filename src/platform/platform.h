@@ -38,6 +38,16 @@ void ws_prim_wait(_Atomic int *word, int busy);
 
 void ws_prim_yield(void);
 
+// ----- console and randomness (the file system's /dev) ---------------------------------------
+// Hands bytes for the host's stdout (stream 1) or stderr (2) over synchronously, from any
+// thread: in Wasm straight to Node's fs.writeSync or the browser console, never through the
+// main thread. The file system passes whole lines except at a flush.
+void ws_prim_console_write(int stream, const char *data, size_t length);
+// Reads up to `length` bytes of the host's stdin: the count, 0 at its end, or -errno.
+int64_t ws_prim_console_read(void *data, size_t length);
+// Fills `buffer` with random bytes; 0 or -errno.
+int ws_prim_random(void *buffer, size_t length);
+
 // ----- diagnostics -------------------------------------------------------------------------
 // Writes a message to the error console without allocating.
 void ws_prim_write_error(const char *message);

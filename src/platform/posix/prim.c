@@ -1,7 +1,10 @@
 // Platform layer for native Linux, used to test the allocator under sanitizers and to compare
 // it with native allocators. It imitates Wasm's linear memory: one 4 GiB window reserved
 // up front (no physical memory until touched) and handed out by a lock-free break pointer.
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  // MAP_NORESERVE
+#endif
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -58,4 +61,18 @@ bool ws_prim_shrink(void *start, size_t bytes) {
   madvise(start, bytes, MADV_DONTNEED);
   uintptr_t expected = (uintptr_t)start + bytes;
   return atomic_compare_exchange_strong(&window_break, &expected, (uintptr_t)start);
+}
+
+void ws_prim_console_write(int stream, const char *data, size_t length) {
+  while (length > 0) {
+    ssize_t written = write(stream, data, length);
+    if (written <= 0) return;
+    data += written;
+    length -= (size_t)written;
+  }
+}
+
+int64_t ws_prim_console_read(void *data, size_t length) {
+  ssize_t got = read(0, data, length);
+  return got >= 0 ? got : -errno;
 }

@@ -1,0 +1,161 @@
+// Calls that read or change attributes: stat family, chmod, utimensat, access, statfs, umask.
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+static _Atomic uint32_t umask_bits = 022;
+
+uint32_t ws_fs_umask(uint32_t mask) { return atomic_exchange(&umask_bits, mask & 0777); }
+uint32_t ws_fs_current_umask(void) { return atomic_load(&umask_bits); }
+
+static void fill_stat(ws_node *node, ws_stat *out) {
+  pthread_rwlock_rdlock(&node->lock);
+  *out = (ws_stat){
+      .dev = node->mount != NULL ? node->mount->id : 0,
+      .ino = node->ino,
+      .rdev = node->device,
+      .mode = node->mode,
+      .nlink = node->nlink,
+      .size = node->type == S_IFREG || node->type == S_IFLNK ? node->size : node->type == S_IFDIR ? WS_BLOCK_SIZE : 0,
+      .blocks = node->blocks,
+      .blksize = WS_BLOCK_SIZE,
+      .atime = node->atime,
+      .mtime = node->mtime,
+      .ctime = node->ctime,
+  };
+  pthread_rwlock_unlock(&node->lock);
+}
+
+int ws_fs_fstat(int fd, ws_stat *out) {
+  ws_file *file = ws_fd_get(fd);
+  if (file == NULL) return -EBADF;
+  fill_stat(file->node, out);
+  ws_file_unref(file);
+  return 0;
+}
+
+// Resolves the node an *at call with AT_SYMLINK_NOFOLLOW / AT_EMPTY_PATH names.
+static int walk_at_flags(int dirfd, const char *path, int flags, int allowed, ws_walk *walk) {
+  if (flags & ~allowed) return -EINVAL;
+  if (path != NULL && path[0] == '\0' && (flags & AT_EMPTY_PATH)) {
+    ws_node *at;
+    *walk = (ws_walk){0};
+    int error = ws_at_dir(dirfd, path, &at);
+    if (error != 0) return error;
+    walk->node = at != NULL ? at : ws_cwd();
+    return 0;
+  }
+  return ws_walk_at(dirfd, path, (flags & AT_SYMLINK_NOFOLLOW) ? WS_WALK_NOFOLLOW : 0, walk);
+}
+
+int ws_fs_fstatat(int dirfd, const char *path, ws_stat *out, int flags) {
+  ws_walk walk;
+  int error = walk_at_flags(dirfd, path, flags, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT, &walk);
+  if (error != 0) return error;
+  fill_stat(walk.node, out);
+  ws_walk_done(&walk);
+  return 0;
+}
+
+static void change_mode(ws_node *node, uint32_t mode) {
+  pthread_rwlock_wrlock(&node->lock);
+  atomic_store(&node->mode, node->type | (mode & 07777));
+  ws_node_touch(node, false);
+  pthread_rwlock_unlock(&node->lock);
+}
+
+int ws_fs_fchmodat(int dirfd, const char *path, uint32_t mode, int flags) {
+  ws_walk walk;
+  int error = walk_at_flags(dirfd, path, flags, AT_SYMLINK_NOFOLLOW, &walk);
+  if (error != 0) return error;
+  if (walk.node->type == S_IFLNK) {
+    error = -EOPNOTSUPP;  // Linux cannot change a symlink's mode either
+  } else {
+    change_mode(walk.node, mode);
+  }
+  ws_walk_done(&walk);
+  return error;
+}
+
+int ws_fs_fchmod(int fd, uint32_t mode) {
+  ws_file *file = ws_fd_get(fd);
+  if (file == NULL) return -EBADF;
+  change_mode(file->node, mode);
+  ws_file_unref(file);
+  return 0;
+}
+
+static bool valid_time(const struct timespec *time) {
+  return time->tv_nsec == UTIME_NOW || time->tv_nsec == UTIME_OMIT || (time->tv_nsec >= 0 && time->tv_nsec < 1000000000);
+}
+
+int ws_fs_utimensat(int dirfd, const char *path, const struct timespec times[2], int flags) {
+  if (times != NULL && (!valid_time(&times[0]) || !valid_time(&times[1]))) return -EINVAL;
+  ws_walk walk;
+  int error;
+  if (path == NULL) {  // futimens
+    if (flags != 0) return -EINVAL;
+    ws_file *file = ws_fd_get(dirfd);
+    if (file == NULL) return -EBADF;
+    walk = (ws_walk){.node = file->node};
+    ws_node_ref(file->node);
+    ws_file_unref(file);
+  } else if ((error = walk_at_flags(dirfd, path, flags, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH, &walk)) != 0) {
+    return error;
+  }
+  struct timespec now;
+  ws_now(&now);
+  ws_node *node = walk.node;
+  pthread_rwlock_wrlock(&node->lock);
+  for (int i = 0; i < 2; i++) {
+    const struct timespec *given = times != NULL ? &times[i] : NULL;
+    if (given != NULL && given->tv_nsec == UTIME_OMIT) continue;
+    struct timespec value = given == NULL || given->tv_nsec == UTIME_NOW ? now : *given;
+    if (i == 0) {
+      node->atime = value;
+    } else {
+      node->mtime = value;
+    }
+  }
+  node->ctime = now;
+  pthread_rwlock_unlock(&node->lock);
+  ws_walk_done(&walk);
+  return 0;
+}
+
+int ws_fs_faccessat(int dirfd, const char *path, int mode, int flags) {
+  if (mode & ~(R_OK | W_OK | X_OK)) return -EINVAL;
+  ws_walk walk;
+  int error = walk_at_flags(dirfd, path, flags, AT_SYMLINK_NOFOLLOW | AT_EACCESS | AT_EMPTY_PATH, &walk);
+  if (error != 0) return error;
+  error = ws_node_permits(walk.node, mode);
+  ws_walk_done(&walk);
+  return error;
+}
+
+static void fill_statfs(ws_statfs *out) {
+  // Files live in linear memory, which can grow to 4 GiB: report that as the file system's size.
+  *out = (ws_statfs){.block_size = WS_BLOCK_SIZE, .blocks = (4ull << 30) / WS_BLOCK_SIZE,
+                     .blocks_free = (4ull << 30) / WS_BLOCK_SIZE, .files = 1u << 20, .files_free = 1u << 20,
+                     .name_max = WS_NAME_MAX};
+}
+
+int ws_fs_statfs(const char *path, ws_statfs *out) {
+  ws_walk walk;
+  int error = ws_walk_path(NULL, path, 0, &walk);
+  if (error != 0) return error;
+  fill_statfs(out);
+  ws_walk_done(&walk);
+  return 0;
+}
+
+int ws_fs_fstatfs(int fd, ws_statfs *out) {
+  ws_file *file = ws_fd_get(fd);
+  if (file == NULL) return -EBADF;
+  fill_statfs(out);
+  ws_file_unref(file);
+  return 0;
+}

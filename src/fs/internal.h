@@ -1,0 +1,249 @@
+// wasmscale file system: data structures and cross-file helpers of the core.
+//
+// The core is platform-neutral C11 with POSIX threads: it never sees Emscripten's syscall ABI
+// (syscalls/ translates) and talks to the host only through src/platform/platform.h. Every
+// core function returns a value >= 0 or a negative errno.
+//
+// Objects
+//   ws_node   one file, directory, symlink, pipe or device: the inode. Reference counted;
+//             each directory entry naming it holds one reference, each open description one,
+//             each path walk in progress one. Freed at zero, so an unlinked open file stays
+//             readable until its last descriptor closes.
+//   ws_mount  one backend instance mounted at a directory (the root has no covered dir).
+//   ws_file   one open file description (what open() creates and dup() shares): flags,
+//             position, the node.
+//   fd table  small integers to ws_file (fdtable.c).
+//
+// Lock order (a thread holding one may take only those below it):
+//   1. rename_lock (namespace.c): one global mutex, held by every rename and by getcwd, so
+//      a directory's name and parent change only under it
+//   2. directory node locks: a parent before its child; two unrelated directories (rename)
+//      in address order
+//   3. ws_file.position_lock (read/write/lseek on one description)
+//   4. file node lock (data and attributes)
+//   5. leaf locks: pipe buffers, the fd table, the mount table, the console, fault injection
+// Path walks hold one directory lock at a time (a read lock, while looking up one name) and
+// take the next node's reference before dropping it.
+#ifndef WASMSCALE_FS_INTERNAL_H
+#define WASMSCALE_FS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "core.h"
+#include "wasmscale/fs.h"
+
+// ----- limits ------------------------------------------------------------------------------
+#define WS_PATH_MAX 4096      // bytes including the terminating zero (ENAMETOOLONG beyond)
+#define WS_NAME_MAX 255       // bytes of one path component
+#define WS_SYMLINK_MAX 40     // symlinks followed in one walk (ELOOP beyond), as Linux
+#define WS_FD_MAX 1024        // descriptors per program (EMFILE beyond), as RLIMIT_NOFILE
+#define WS_PIPE_BYTES 65536   // pipe buffer, as Linux
+#define WS_BLOCK_SIZE 4096    // st_blksize
+
+typedef struct ws_node ws_node;
+typedef struct ws_mount ws_mount;
+
+// ----- backends ----------------------------------------------------------------------------
+// What a directory listing yields, one entry at a time.
+typedef struct ws_dirent {
+  uint64_t ino;
+  uint32_t type;  // S_IFMT bits of the entry's mode
+  uint16_t length;
+  char name[WS_NAME_MAX + 1];
+} ws_dirent;
+
+// A backend: a table of operations in the style of SQLite's VFS. The core checks permissions,
+// types and existence before calling, holds the node locks the comments name, and calls only
+// through backend.c (the choke point). Each returns 0 / a count, or -errno.
+struct ws_fs_backend {
+  const char *name;
+  // Creates mount->root (a directory node with one reference, held by the mount).
+  int (*mount)(ws_mount *mount, const char *options);
+  // Namespace; `dir` locked (shared for lookup/readdir, exclusive otherwise).
+  int (*lookup)(ws_node *dir, const char *name, size_t length, ws_node **child);  // child referenced
+  int (*create)(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,
+                ws_node **child);  // mode holds S_IFMT; target for symlinks; child referenced
+  int (*link)(ws_node *dir, const char *name, size_t length, ws_node *node);
+  int (*unlink)(ws_node *dir, const char *name, size_t length);  // drops the entry's reference
+  // Both directories locked exclusively; an existing `to` entry is replaced (checked by the core).
+  int (*rename)(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
+                size_t to_length);
+  // Entry number `cookie` or the next one after it: sets *next past it; 1 with an entry, 0 at end.
+  int (*readdir)(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next);
+  int (*readlink)(ws_node *link, char *buffer, size_t size);  // bytes, not zero-terminated
+  // Data; the node locked shared for read, exclusive otherwise.
+  int64_t (*read)(ws_node *file, void *buffer, size_t length, uint64_t offset);
+  int64_t (*write)(ws_node *file, const void *buffer, size_t length, uint64_t offset);
+  int (*truncate)(ws_node *file, uint64_t size);
+  int (*sync)(ws_node *file);
+  // fallocate: makes [offset, offset + length) take memory/disk now, growing the size to cover it.
+  int (*allocate)(ws_node *file, uint64_t offset, uint64_t length);
+  // The last reference is gone: free what the backend keeps for the node.
+  void (*release)(ws_node *node);
+};
+
+// ----- nodes -------------------------------------------------------------------------------
+enum ws_device {
+  WS_DEV_NONE,
+  WS_DEV_NULL,
+  WS_DEV_ZERO,
+  WS_DEV_URANDOM,
+  WS_DEV_STDIN,
+  WS_DEV_STDOUT,
+  WS_DEV_STDERR,
+};
+
+typedef struct ws_pipe ws_pipe;
+
+struct ws_node {
+  _Atomic uint32_t refs;
+  pthread_rwlock_t lock;
+  ws_mount *mount;
+  uint64_t ino;
+  uint32_t type;   // S_IFMT bits: fixed at creation, so read without the lock
+  // Attributes, under `lock`.
+  _Atomic uint32_t mode;  // S_IFMT | permission bits (atomic: permission checks read it unlocked)
+  uint32_t nlink;  // directory entries naming it (directories: 2 + subdirectories)
+  uint64_t size;   // bytes (symlinks: target length)
+  uint64_t blocks; // 512-byte units of data held
+  struct timespec atime, mtime, ctime;
+  // Directories: the containing directory (not a reference: a linked directory's parent
+  // outlives it), NULL once removed; its name there, for getcwd. Both under rename_lock.
+  ws_node *parent;
+  char *name;
+  _Atomic(ws_mount *) mounted;  // mount covering this directory, if any (set under the mount lock)
+  enum ws_device device;   // character devices
+  ws_pipe *pipe;           // FIFOs
+  struct ws_record_lock *locks;  // fcntl record locks (locks.c's mutex)
+  void *data;              // the backend's
+};
+
+// A fresh node of `mount` with one reference; NULL when memory is short.
+ws_node *ws_node_new(ws_mount *mount, uint32_t mode);
+void ws_node_ref(ws_node *node);
+// Records where a new directory lives (for ".." and getcwd); backends call it on creation.
+int ws_node_place(ws_node *dir, ws_node *parent, const char *name, size_t length);
+void ws_node_unref(ws_node *node);
+void ws_node_touch(ws_node *node, bool modified);  // mtime (if modified) and ctime to now
+void ws_now(struct timespec *now);
+// 0 if the caller may access `node` as `want` (R_OK | W_OK | X_OK bits), else -EACCES.
+// wasmscale runs as one user that owns every file, so the owner bits decide.
+int ws_node_permits(const ws_node *node, int want);
+
+static inline bool ws_is_dir(const ws_node *node) { return node->type == S_IFDIR; }
+
+// ----- mounts ------------------------------------------------------------------------------
+struct ws_mount {
+  uint32_t id;       // st_dev of its files
+  const ws_fs_backend *backend;
+  ws_node *root;
+  ws_node *covered;  // the directory this mount hides (NULL for the root mount)
+  _Atomic uint32_t open_files;  // open descriptions of its files (unmount: EBUSY)
+  void *data;        // the backend's
+};
+
+// Sets up the root file system on first use (memory root, /dev, /tmp, fds 0-2). Thread safe.
+void ws_fs_init(void);
+ws_node *ws_root(void);
+ws_node *ws_cwd(void);  // referenced
+int ws_set_cwd(ws_node *dir);
+// What a looked-up node leads to: the root of a mount covering it, else itself. Takes and
+// returns one reference.
+ws_node *ws_mount_traverse(ws_node *node);
+// ".." of a directory: its parent, across mount boundaries; referenced, NULL once removed.
+ws_node *ws_mount_parent(ws_node *dir);
+
+// ----- the backend choke point (backend.c) ---------------------------------------------------
+int ws_b_lookup(ws_node *dir, const char *name, size_t length, ws_node **child);
+int ws_b_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target, ws_node **child);
+int ws_b_link(ws_node *dir, const char *name, size_t length, ws_node *node);
+int ws_b_unlink(ws_node *dir, const char *name, size_t length);
+int ws_b_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
+                size_t to_length);
+int ws_b_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next);
+int ws_b_readlink(ws_node *link, char *buffer, size_t size);
+int64_t ws_b_read(ws_node *file, void *buffer, size_t length, uint64_t offset);
+int64_t ws_b_write(ws_node *file, const void *buffer, size_t length, uint64_t offset);
+int ws_b_truncate(ws_node *file, uint64_t size);
+int ws_b_sync(ws_node *file);
+int ws_b_allocate(ws_node *file, uint64_t offset, uint64_t length);
+
+// ----- path resolution (path.c) --------------------------------------------------------------
+enum {
+  WS_WALK_NOFOLLOW = 1,  // do not follow a symlink in the last component
+  WS_WALK_PARENT = 2,    // stop at the parent directory; return the last name
+};
+
+typedef struct ws_walk {
+  ws_node *dir;   // parent directory (WS_WALK_PARENT), referenced
+  ws_node *node;  // the node reached, referenced; NULL with WS_WALK_PARENT when the name is absent
+  const char *name;  // WS_WALK_PARENT: last component inside the path given (not terminated)
+  size_t length;     // its length; 0 for a path like "/" that has no last name
+  bool trailing_slash;  // the path ended in '/': the last component must be a directory
+  char *scratch;        // the path rewritten by symlinks (name may point into it)
+} ws_walk;
+
+// Resolves `path` relative to `at` (a directory node, or NULL for the working directory).
+// On success the caller releases with ws_walk_done.
+int ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk);
+void ws_walk_done(ws_walk *walk);
+// The same relative to a directory descriptor (or WS_AT_FDCWD).
+int ws_walk_at(int dirfd, const char *path, int flags, ws_walk *walk);
+// The node `dirfd` names for *at calls: NULL for WS_AT_FDCWD or an absolute path; referenced.
+int ws_at_dir(int dirfd, const char *path, ws_node **at);
+// Looks `name` up in `dir` (which the caller holds no lock on); follows mounts and "..".
+int ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **child);
+
+// ----- open file descriptions and the fd table (fdtable.c) ----------------------------------
+typedef struct ws_file {
+  _Atomic uint32_t refs;
+  _Atomic int flags;  // O_ACCMODE and status flags (O_APPEND, O_NONBLOCK...)
+  ws_node *node;      // referenced
+  pthread_mutex_t position_lock;
+  uint64_t position;  // bytes; for directories the next readdir cookie
+  uint64_t lock_owner;  // record locks of this description (F_OFD_*): its identity
+} ws_file;
+
+ws_file *ws_file_new(ws_node *node, int flags);  // takes the caller's node reference
+void ws_file_ref(ws_file *file);
+void ws_file_unref(ws_file *file);
+
+enum { WS_FD_CLOEXEC = 1 };
+int ws_fd_install(ws_file *file, int minimum, int fd_flags);  // lowest free fd >= minimum or -EMFILE
+int ws_fd_install_at(ws_file *file, int fd, int fd_flags);    // dup2: replaces what fd held
+ws_file *ws_fd_get(int fd);  // referenced, or NULL (EBADF)
+int ws_fd_close(int fd);
+int ws_fd_get_flags(int fd);
+int ws_fd_set_flags(int fd, int fd_flags);
+int ws_fd_open_count(void);
+
+// ----- record locks (locks.c) ---------------------------------------------------------------
+struct flock;
+int ws_locks_fcntl(ws_file *file, int command, struct flock *request);
+void ws_locks_release(ws_node *node, uint64_t owner);  // a description's locks (last close)
+void ws_locks_release_process(ws_node *node);          // the process's (any close of the file)
+
+// ----- data on nodes of any kind (io.c, devices.c, pipe.c) -----------------------------------
+int64_t ws_node_read(ws_file *file, ws_node *node, void *buffer, size_t length, uint64_t offset);
+int64_t ws_node_write(ws_file *file, ws_node *node, const void *buffer, size_t length, uint64_t offset);
+int64_t ws_device_read(enum ws_device device, void *buffer, size_t length);
+int64_t ws_device_write(enum ws_device device, const void *buffer, size_t length);
+int ws_devices_create(ws_node *dev_dir);
+void ws_console_flush(void);
+
+ws_pipe *ws_pipe_new(void);  // ws_node_new makes one for every FIFO node
+void ws_pipe_open_end(ws_pipe *pipe, int access);
+void ws_pipe_close_end(ws_pipe *pipe, int access);
+int64_t ws_pipe_read(ws_pipe *pipe, void *buffer, size_t length, bool nonblocking);
+int64_t ws_pipe_write(ws_pipe *pipe, const void *buffer, size_t length, bool nonblocking);
+short ws_pipe_poll(ws_pipe *pipe, short events);
+void ws_pipe_destroy(ws_pipe *pipe);
+
+#endif

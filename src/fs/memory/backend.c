@@ -1,0 +1,149 @@
+// The memory backend's operation table: the default root file system and /tmp. Directories
+// are dir.c's hash tables, file data file.c's chunked extents, symlink targets plain strings.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "memory.h"
+
+static int memory_mount(ws_mount *mount, const char *options) {
+  (void)options;
+  ws_node *root = ws_node_new(mount, S_IFDIR | 0755);
+  if (root == NULL) return -ENOMEM;
+  if ((root->data = mem_dir_new()) == NULL) {
+    ws_node_unref(root);
+    return -ENOMEM;
+  }
+  mount->root = root;
+  return 0;
+}
+
+static int memory_lookup(ws_node *dir, const char *name, size_t length, ws_node **child) {
+  ws_node *found = mem_dir_find(dir->data, name, length);
+  if (found == NULL) return -ENOENT;
+  ws_node_ref(found);
+  *child = found;
+  return 0;
+}
+
+// Adds an entry naming `node` (taking one reference for it), or fails having changed nothing.
+static int add_entry(ws_node *dir, const char *name, size_t length, ws_node *node) {
+  mem_entry *entry = mem_entry_new(name, length, node);
+  if (entry == NULL) return -ENOSPC;
+  int error = mem_dir_reserve(dir->data);
+  if (error != 0) {
+    free(entry);
+    return error;
+  }
+  ws_node_ref(node);
+  mem_dir_put(dir->data, entry);
+  return 0;
+}
+
+static int memory_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,
+                         ws_node **child) {
+  ws_node *node = ws_node_new(dir->mount, mode);
+  if (node == NULL) return -ENOSPC;
+  int error = 0;
+  if (S_ISDIR(mode)) {
+    node->data = mem_dir_new();
+    if (node->data == NULL) error = -ENOSPC;
+  } else if (S_ISLNK(mode)) {
+    node->size = strlen(target);
+    node->data = strdup(target);
+    if (node->data == NULL) error = -ENOSPC;
+  }
+  if (error == 0 && S_ISDIR(mode)) error = ws_node_place(node, dir, name, length);
+  if (error == 0) error = add_entry(dir, name, length, node);
+  if (error != 0) {
+    ws_node_unref(node);
+    return error;
+  }
+  if (S_ISDIR(mode)) dir->nlink++;
+  *child = node;
+  return 0;
+}
+
+static int memory_link(ws_node *dir, const char *name, size_t length, ws_node *node) {
+  return add_entry(dir, name, length, node);
+}
+
+static int memory_unlink(ws_node *dir, const char *name, size_t length) {
+  ws_node *node = mem_dir_take(dir->data, name, length);
+  if (node == NULL) return -ENOENT;
+  if (ws_is_dir(node)) dir->nlink--;
+  ws_node_unref(node);
+  return 0;
+}
+
+static int memory_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
+                         size_t to_length) {
+  ws_node *node = mem_dir_find(from_dir->data, from, from_length);
+  if (node == NULL) return -ENOENT;
+  // Everything that can fail happens before anything changes.
+  mem_entry *entry = mem_entry_new(to, to_length, node);
+  if (entry == NULL) return -ENOSPC;
+  int error = mem_dir_reserve(to_dir->data);
+  if (error != 0) {
+    free(entry);
+    return error;
+  }
+  ws_node *replaced = mem_dir_take(to_dir->data, to, to_length);
+  if (replaced != NULL && ws_is_dir(replaced)) to_dir->nlink--;
+  mem_dir_take(from_dir->data, from, from_length);  // its reference moves to the new entry
+  mem_dir_put(to_dir->data, entry);
+  if (ws_is_dir(node) && from_dir != to_dir) {
+    from_dir->nlink--;
+    to_dir->nlink++;
+  }
+  ws_node_unref(replaced);
+  return 0;
+}
+
+static int memory_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next) {
+  return mem_dir_entry(dir->data, cookie, entry, next);
+}
+
+static int memory_readlink(ws_node *link, char *buffer, size_t size) {
+  size_t length = (size_t)link->size;
+  if (length > size) length = size;
+  memcpy(buffer, link->data, length);
+  return (int)length;
+}
+
+static int memory_sync(ws_node *file) {
+  (void)file;
+  return 0;  // memory is as durable as it gets
+}
+
+static void memory_release(ws_node *node) {
+  if (S_ISDIR(node->type)) {
+    mem_dir_free(node->data);
+  } else if (S_ISLNK(node->type)) {
+    free(node->data);
+  } else {
+    mem_file_free(node->data);
+  }
+  node->data = NULL;
+}
+
+static const ws_fs_backend memory_backend = {
+    .name = "memory",
+    .mount = memory_mount,
+    .lookup = memory_lookup,
+    .create = memory_create,
+    .link = memory_link,
+    .unlink = memory_unlink,
+    .rename = memory_rename,
+    .readdir = memory_readdir,
+    .readlink = memory_readlink,
+    .read = mem_file_read,
+    .write = mem_file_write,
+    .truncate = mem_file_truncate,
+    .sync = memory_sync,
+    .allocate = mem_file_allocate,
+    .release = memory_release,
+};
+
+const ws_fs_backend *ws_fs_memory_backend(void) { return &memory_backend; }

@@ -1,0 +1,363 @@
+// Calls that change names: mkdir, mknod, unlink/rmdir, rename, link, symlink, readlink,
+// chdir/fchdir and getcwd.
+//
+// rename_lock serialises renames, rmdir and getcwd: the tree's shape (directories' parents and
+// names) changes only under it, so a rename can check that a directory is not moved into
+// itself and lock both parents in a safe order (an ancestor before its descendant).
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+static pthread_mutex_t rename_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool is_dot_or_dotdot(const ws_walk *walk) {
+  return (walk->length == 1 && walk->name[0] == '.') ||
+         (walk->length == 2 && walk->name[0] == '.' && walk->name[1] == '.');
+}
+
+// Creates `walk->name` in `walk->dir` with `mode` (S_IFMT included); EEXIST if it exists.
+static int create_node(ws_walk *walk, uint32_t mode, const char *target) {
+  if (walk->node != NULL || walk->length == 0 || is_dot_or_dotdot(walk)) return -EEXIST;
+  ws_node *dir = walk->dir, *child = NULL;
+  pthread_rwlock_wrlock(&dir->lock);
+  int error = dir->nlink == 0 ? -ENOENT : ws_node_permits(dir, 2 | 1);
+  if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child) == 0 ? -EEXIST : 0;
+  if (error == 0) error = ws_b_create(dir, walk->name, walk->length, mode, target, &child);
+  if (error == 0) ws_node_touch(dir, true);
+  pthread_rwlock_unlock(&dir->lock);
+  ws_node_unref(child);
+  return error;
+}
+
+int ws_fs_mkdirat(int dirfd, const char *path, uint32_t mode) {
+  ws_walk walk;
+  int error = ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
+  if (error != 0) return error;
+  error = create_node(&walk, S_IFDIR | (mode & 01777 & ~ws_fs_current_umask()), NULL);
+  ws_walk_done(&walk);
+  return error;
+}
+
+int ws_fs_mknodat(int dirfd, const char *path, uint32_t mode) {
+  uint32_t type = (mode & S_IFMT) ? (mode & S_IFMT) : S_IFREG;
+  if (type != S_IFREG && type != S_IFIFO) return type == S_IFDIR ? -EINVAL : -EPERM;
+  ws_walk walk;
+  int error = ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
+  if (error != 0) return error;
+  if (walk.trailing_slash && walk.node == NULL) error = -ENOENT;
+  if (error == 0) error = create_node(&walk, type | (mode & 07777 & ~ws_fs_current_umask()), NULL);
+  ws_walk_done(&walk);
+  return error;
+}
+
+int ws_fs_symlinkat(const char *target, int dirfd, const char *path) {
+  if (target == NULL) return -EFAULT;
+  if (target[0] == '\0') return -ENOENT;
+  if (strnlen(target, WS_PATH_MAX) == WS_PATH_MAX) return -ENAMETOOLONG;
+  ws_walk walk;
+  int error = ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
+  if (error != 0) return error;
+  if (walk.trailing_slash && walk.node == NULL) error = -ENOENT;
+  if (error == 0) error = create_node(&walk, S_IFLNK | 0777, target);
+  ws_walk_done(&walk);
+  return error;
+}
+
+int ws_fs_readlinkat(int dirfd, const char *path, char *buffer, size_t size) {
+  if (size == 0 || size > INT32_MAX) return -EINVAL;
+  ws_walk walk;
+  int error = ws_walk_at(dirfd, path, WS_WALK_NOFOLLOW, &walk);
+  if (error != 0) return error;
+  if (walk.node->type != S_IFLNK) {
+    error = -EINVAL;
+  } else {
+    pthread_rwlock_rdlock(&walk.node->lock);
+    error = ws_b_readlink(walk.node, buffer, size);
+    pthread_rwlock_unlock(&walk.node->lock);
+  }
+  ws_walk_done(&walk);
+  return error;
+}
+
+// Checks `dir` (locked) is empty but for . and ..
+static int check_empty(ws_node *dir) {
+  ws_dirent entry;
+  uint64_t next;
+  int found = ws_b_readdir(dir, 0, &entry, &next);
+  return found < 0 ? found : found > 0 ? -ENOTEMPTY : 0;
+}
+
+static int remove_dir(ws_walk *walk) {
+  ws_node *dir = walk->dir, *child = NULL;
+  pthread_mutex_lock(&rename_lock);
+  pthread_rwlock_wrlock(&dir->lock);
+  int error = ws_node_permits(dir, 2 | 1);
+  if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child);
+  if (error == 0 && !ws_is_dir(child)) error = -ENOTDIR;
+  if (error == 0 && (atomic_load(&child->mounted) != NULL || child == ws_root())) error = -EBUSY;
+  if (error == 0) {
+    pthread_rwlock_wrlock(&child->lock);
+    error = check_empty(child);
+    if (error == 0) error = ws_b_unlink(dir, walk->name, walk->length);
+    if (error == 0) {
+      child->nlink = 0;
+      child->parent = NULL;
+      ws_node_touch(child, false);
+      ws_node_touch(dir, true);
+    }
+    pthread_rwlock_unlock(&child->lock);
+  }
+  pthread_rwlock_unlock(&dir->lock);
+  pthread_mutex_unlock(&rename_lock);
+  ws_node_unref(child);
+  return error;
+}
+
+static int remove_file(ws_walk *walk) {
+  ws_node *dir = walk->dir, *child = NULL;
+  pthread_rwlock_wrlock(&dir->lock);
+  int error = ws_node_permits(dir, 2 | 1);
+  if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child);
+  if (error == 0 && ws_is_dir(child)) error = -EISDIR;
+  if (error == 0) error = ws_b_unlink(dir, walk->name, walk->length);
+  if (error == 0) {
+    pthread_rwlock_wrlock(&child->lock);
+    child->nlink--;
+    ws_node_touch(child, false);
+    pthread_rwlock_unlock(&child->lock);
+    ws_node_touch(dir, true);
+  }
+  pthread_rwlock_unlock(&dir->lock);
+  ws_node_unref(child);
+  return error;
+}
+
+int ws_fs_unlinkat(int dirfd, const char *path, int flags) {
+  if (flags & ~AT_REMOVEDIR) return -EINVAL;
+  bool rmdir = (flags & AT_REMOVEDIR) != 0;
+  ws_walk walk;
+  int error = ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
+  if (error != 0) return error;
+  if (walk.length == 0) {
+    error = rmdir ? -EBUSY : -EISDIR;  // "/"
+  } else if (is_dot_or_dotdot(&walk)) {
+    error = !rmdir ? -EISDIR : walk.length == 1 ? -EINVAL : -ENOTEMPTY;
+  } else if (walk.node == NULL) {
+    error = -ENOENT;
+  } else if (rmdir) {
+    error = remove_dir(&walk);
+  } else if (walk.trailing_slash) {
+    error = ws_is_dir(walk.node) ? -EISDIR : -ENOTDIR;
+  } else {
+    error = remove_file(&walk);
+  }
+  ws_walk_done(&walk);
+  return error;
+}
+
+static bool is_ancestor(const ws_node *ancestor, const ws_node *node) {
+  for (; node != NULL; node = node->parent) {
+    if (node == ancestor) return true;
+  }
+  return false;
+}
+
+// The checks and the backend call of a rename, with both directories locked.
+static int rename_locked(ws_walk *from, ws_walk *to, ws_node **source, ws_node **target, char **new_name) {
+  int error = ws_node_permits(from->dir, 2 | 1);
+  if (error == 0) error = ws_node_permits(to->dir, 2 | 1);
+  if (error == 0 && (from->dir->nlink == 0 || to->dir->nlink == 0)) error = -ENOENT;
+  if (error == 0) error = ws_b_lookup(from->dir, from->name, from->length, source);
+  if (error != 0) return error;
+  error = ws_b_lookup(to->dir, to->name, to->length, target);
+  if (error == -ENOENT) {
+    error = 0;
+    *target = NULL;
+  }
+  if (error != 0) return error;
+  if (*source == *target) return 1;  // the same file: nothing to do, successfully
+  bool dir = ws_is_dir(*source);
+  if ((from->trailing_slash || to->trailing_slash) && !dir) return -ENOTDIR;
+  if (atomic_load(&(*source)->mounted) != NULL || (*target && atomic_load(&(*target)->mounted) != NULL)) return -EBUSY;
+  if (dir && is_ancestor(*source, to->dir)) return -EINVAL;  // into itself
+  if (*target != NULL) {
+    if (is_ancestor(*target, from->dir)) return -ENOTEMPTY;  // it holds the source (not locked: order)
+    if (dir && !ws_is_dir(*target)) return -ENOTDIR;
+    if (!dir && ws_is_dir(*target)) return -EISDIR;
+    if (dir) {
+      pthread_rwlock_rdlock(&(*target)->lock);
+      error = check_empty(*target);
+      pthread_rwlock_unlock(&(*target)->lock);
+      if (error != 0) return error;
+    }
+  }
+  if (dir && (*new_name = strndup(to->name, to->length)) == NULL) return -ENOMEM;
+  return ws_b_rename(from->dir, from->name, from->length, to->dir, to->name, to->length);
+}
+
+int ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path) {
+  ws_walk from, to;
+  int error = ws_walk_at(old_dirfd, old_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &from);
+  if (error != 0) return error;
+  error = ws_walk_at(new_dirfd, new_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &to);
+  if (error != 0) {
+    ws_walk_done(&from);
+    return error;
+  }
+  ws_node *source = NULL, *target = NULL;
+  char *new_name = NULL;
+  if (from.length == 0 || to.length == 0 || is_dot_or_dotdot(&from) || is_dot_or_dotdot(&to)) {
+    error = -EBUSY;
+  } else if (from.node == NULL) {
+    error = -ENOENT;
+  } else if (from.dir->mount != to.dir->mount) {
+    error = -EXDEV;
+  } else {
+    pthread_mutex_lock(&rename_lock);
+    ws_node *first = from.dir, *second = to.dir;
+    if (is_ancestor(second, first) || (!is_ancestor(first, second) && (uintptr_t)second < (uintptr_t)first)) {
+      first = to.dir;
+      second = from.dir;
+    }
+    pthread_rwlock_wrlock(&first->lock);
+    if (second != first) pthread_rwlock_wrlock(&second->lock);
+    error = rename_locked(&from, &to, &source, &target, &new_name);
+    if (error == 0) {
+      ws_node_touch(from.dir, true);
+      ws_node_touch(to.dir, true);
+      if (ws_is_dir(source)) {
+        pthread_rwlock_wrlock(&source->lock);
+        free(source->name);
+        source->name = new_name;
+        new_name = NULL;
+        source->parent = to.dir;
+        ws_node_touch(source, false);
+        pthread_rwlock_unlock(&source->lock);
+      }
+      if (target != NULL) {
+        pthread_rwlock_wrlock(&target->lock);
+        if (ws_is_dir(target)) {
+          target->nlink = 0;
+          target->parent = NULL;
+        } else {
+          target->nlink--;
+        }
+        ws_node_touch(target, false);
+        pthread_rwlock_unlock(&target->lock);
+      }
+    }
+    if (second != first) pthread_rwlock_unlock(&second->lock);
+    pthread_rwlock_unlock(&first->lock);
+    pthread_mutex_unlock(&rename_lock);
+  }
+  free(new_name);
+  ws_node_unref(source);
+  ws_node_unref(target);
+  ws_walk_done(&from);
+  ws_walk_done(&to);
+  return error > 0 ? 0 : error;
+}
+
+int ws_fs_linkat(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path, int flags) {
+  if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)) return -EINVAL;
+  ws_walk from, to;
+  int error = ws_walk_at(old_dirfd, old_path, (flags & AT_SYMLINK_FOLLOW) ? 0 : WS_WALK_NOFOLLOW, &from);
+  if (error != 0) return error;
+  error = ws_walk_at(new_dirfd, new_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &to);
+  if (error != 0) {
+    ws_walk_done(&from);
+    return error;
+  }
+  ws_node *node = from.node, *dir = to.dir;
+  if (ws_is_dir(node)) {
+    error = -EPERM;
+  } else if (to.node != NULL || to.length == 0 || is_dot_or_dotdot(&to)) {
+    error = -EEXIST;
+  } else if (to.trailing_slash) {
+    error = -ENOENT;
+  } else if (node->mount != dir->mount) {
+    error = -EXDEV;
+  } else {
+    ws_node *existing = NULL;
+    pthread_rwlock_wrlock(&dir->lock);
+    error = dir->nlink == 0 ? -ENOENT : ws_node_permits(dir, 2 | 1);
+    if (error == 0) error = ws_b_lookup(dir, to.name, to.length, &existing) == 0 ? -EEXIST : 0;
+    if (error == 0) {
+      pthread_rwlock_wrlock(&node->lock);
+      error = node->nlink == 0 ? -ENOENT : ws_b_link(dir, to.name, to.length, node);
+      if (error == 0) {
+        node->nlink++;
+        ws_node_touch(node, false);
+      }
+      pthread_rwlock_unlock(&node->lock);
+    }
+    if (error == 0) ws_node_touch(dir, true);
+    pthread_rwlock_unlock(&dir->lock);
+    ws_node_unref(existing);
+  }
+  ws_walk_done(&from);
+  ws_walk_done(&to);
+  return error;
+}
+
+static int change_dir(ws_node *node) {
+  if (!ws_is_dir(node)) return -ENOTDIR;
+  int error = ws_node_permits(node, 1);
+  return error != 0 ? error : ws_set_cwd(node);
+}
+
+int ws_fs_chdir(const char *path) {
+  ws_walk walk;
+  int error = ws_walk_path(NULL, path, 0, &walk);
+  if (error != 0) return error;
+  error = change_dir(walk.node);
+  ws_walk_done(&walk);
+  return error;
+}
+
+int ws_fs_fchdir(int fd) {
+  ws_file *file = ws_fd_get(fd);
+  if (file == NULL) return -EBADF;
+  int error = change_dir(file->node);
+  ws_file_unref(file);
+  return error;
+}
+
+int ws_fs_getcwd(char *buffer, size_t size) {
+  if (size == 0) return -EINVAL;
+  ws_node *dir = ws_cwd();
+  char path[WS_PATH_MAX];
+  size_t at = sizeof path - 1;
+  path[at] = '\0';
+  int error = 0;
+  pthread_mutex_lock(&rename_lock);
+  for (ws_node *node = dir; node != ws_root();) {
+    while (node->mount->root == node && node->mount->covered != NULL) node = node->mount->covered;
+    if (node == ws_root()) break;
+    if (node->parent == NULL) {
+      error = -ENOENT;  // the working directory was removed
+      break;
+    }
+    size_t length = strlen(node->name);
+    if (length + 1 > at) {
+      error = -ENAMETOOLONG;
+      break;
+    }
+    at -= length;
+    memcpy(path + at, node->name, length);
+    path[--at] = '/';
+    node = node->parent;
+  }
+  pthread_mutex_unlock(&rename_lock);
+  ws_node_unref(dir);
+  if (error != 0) return error;
+  if (at == sizeof path - 1) path[--at] = '/';
+  size_t length = sizeof path - at;  // with the zero
+  if (length > size) return -ERANGE;
+  memcpy(buffer, path + at, length);
+  return (int)length;
+}

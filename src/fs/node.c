@@ -1,0 +1,65 @@
+// Nodes (inodes): creation, reference counting, timestamps and permission checks.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static _Atomic uint64_t next_ino = 1;
+
+void ws_now(struct timespec *now) { clock_gettime(CLOCK_REALTIME, now); }
+
+ws_node *ws_node_new(ws_mount *mount, uint32_t mode) {
+  ws_node *node = calloc(1, sizeof *node);
+  if (node == NULL) return NULL;
+  if (S_ISFIFO(mode) && (node->pipe = ws_pipe_new()) == NULL) {
+    free(node);
+    return NULL;
+  }
+  if (pthread_rwlock_init(&node->lock, NULL) != 0) {
+    if (node->pipe != NULL) ws_pipe_destroy(node->pipe);
+    free(node);
+    return NULL;
+  }
+  atomic_init(&node->refs, 1);
+  node->mount = mount;
+  node->ino = atomic_fetch_add(&next_ino, 1);
+  node->type = mode & S_IFMT;
+  node->mode = mode;
+  node->nlink = S_ISDIR(mode) ? 2 : 1;
+  ws_now(&node->mtime);
+  node->atime = node->ctime = node->mtime;
+  return node;
+}
+
+int ws_node_place(ws_node *dir, ws_node *parent, const char *name, size_t length) {
+  char *copy = strndup(name, length);
+  if (copy == NULL) return -ENOSPC;
+  free(dir->name);
+  dir->name = copy;
+  dir->parent = parent;
+  return 0;
+}
+
+void ws_node_ref(ws_node *node) { atomic_fetch_add_explicit(&node->refs, 1, memory_order_relaxed); }
+
+void ws_node_unref(ws_node *node) {
+  if (node == NULL || atomic_fetch_sub_explicit(&node->refs, 1, memory_order_acq_rel) != 1) return;
+  if (node->mount != NULL && node->mount->backend->release != NULL) node->mount->backend->release(node);
+  if (node->pipe != NULL) ws_pipe_destroy(node->pipe);
+  pthread_rwlock_destroy(&node->lock);
+  free(node->name);
+  free(node);
+}
+
+void ws_node_touch(ws_node *node, bool modified) {
+  ws_now(&node->ctime);
+  if (modified) node->mtime = node->ctime;
+}
+
+int ws_node_permits(const ws_node *node, int want) {
+  uint32_t granted = (node->mode >> 6) & 7;  // owner bits: r=4, w=2, x=1, like R_OK/W_OK/X_OK
+  return (granted & (uint32_t)want) == (uint32_t)want ? 0 : -EACCES;
+}

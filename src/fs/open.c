@@ -1,0 +1,160 @@
+// open/openat, close, dup/dup3 and fcntl.
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+// Flags an open description keeps (the rest act only during open).
+#define KEPT_FLAGS (O_ACCMODE | O_APPEND | O_NONBLOCK | O_SYNC | O_DSYNC | O_DIRECTORY | O_NOFOLLOW | O_LARGEFILE)
+// Status flags fcntl(F_SETFL) may change, as on Linux.
+#define SETTABLE_FLAGS (O_APPEND | O_NONBLOCK)
+
+// Creates `walk->name` in `walk->dir` as a regular file, or finds the one a racing thread made.
+static int create_file(ws_walk *walk, int flags, uint32_t mode, bool *created) {
+  ws_node *dir = walk->dir;
+  if (walk->length == 0 || walk->trailing_slash) return -EISDIR;
+  pthread_rwlock_wrlock(&dir->lock);
+  int error = dir->nlink == 0 ? -ENOENT : ws_node_permits(dir, 2 | 1);  // W_OK | X_OK
+  if (error == 0) {
+    error = ws_b_lookup(dir, walk->name, walk->length, &walk->node);
+    if (error == 0) {
+      error = (flags & O_EXCL) ? -EEXIST : 0;  // lost a race to another creator
+    } else if (error == -ENOENT) {
+      error = ws_b_create(dir, walk->name, walk->length, S_IFREG | (mode & 07777 & ~ws_fs_current_umask()), NULL,
+                          &walk->node);
+      if (error == 0) {
+        *created = true;
+        ws_node_touch(dir, true);
+      }
+    }
+  }
+  pthread_rwlock_unlock(&dir->lock);
+  return error;
+}
+
+// Finds (or creates) the node open() names; walk->node holds it on success.
+static int open_node(int dirfd, const char *path, int flags, uint32_t mode, ws_walk *walk, bool *created) {
+  int walk_flags = (flags & O_NOFOLLOW) ? WS_WALK_NOFOLLOW : 0;
+  if (!(flags & O_CREAT)) return ws_walk_at(dirfd, path, walk_flags, walk);
+  int error = ws_walk_at(dirfd, path, WS_WALK_PARENT, walk);
+  if (error != 0) return error;
+  if (walk->node == NULL) return create_file(walk, flags, mode, created);
+  if (flags & O_EXCL) return -EEXIST;
+  if (walk->node->type == S_IFLNK && !(flags & O_NOFOLLOW)) {
+    ws_walk_done(walk);  // follow it like any open (a dangling link gives ENOENT)
+    return ws_walk_at(dirfd, path, 0, walk);
+  }
+  return 0;
+}
+
+static int check_open(ws_node *node, int flags, bool created) {
+  int access = flags & O_ACCMODE;
+  if (node->type == S_IFLNK) return -ELOOP;  // O_NOFOLLOW on a symlink
+  if ((flags & O_DIRECTORY) && !ws_is_dir(node)) return -ENOTDIR;
+  if (ws_is_dir(node) && (access != O_RDONLY || (flags & (O_CREAT | O_TRUNC)))) return -EISDIR;
+  if (access == O_ACCMODE) return -EINVAL;
+  if (created) return 0;  // the creator may open it in any mode, whatever mode bits it got
+  int want = (access != O_WRONLY ? 4 : 0) | (access != O_RDONLY || (flags & O_TRUNC) ? 2 : 0);
+  return ws_node_permits(node, want);
+}
+
+int ws_fs_openat(int dirfd, const char *path, int flags, uint32_t mode) {
+  ws_walk walk;
+  bool created = false;
+  int error = open_node(dirfd, path, flags, mode, &walk, &created);
+  if (error != 0) {
+    ws_walk_done(&walk);
+    return error;
+  }
+  ws_node *node = walk.node;
+  if ((error = check_open(node, flags, created)) == 0 && (flags & O_TRUNC) && node->type == S_IFREG && !created) {
+    pthread_rwlock_wrlock(&node->lock);
+    if (node->size != 0) {
+      error = ws_b_truncate(node, 0);
+      if (error == 0) ws_node_touch(node, true);
+    }
+    pthread_rwlock_unlock(&node->lock);
+  }
+  ws_file *file = NULL;
+  if (error == 0) {
+    ws_node_ref(node);
+    file = ws_file_new(node, flags & KEPT_FLAGS);
+    if (file == NULL) {
+      ws_node_unref(node);
+      error = -ENOMEM;
+    }
+  }
+  ws_walk_done(&walk);
+  if (error != 0) return error;
+  int fd = ws_fd_install(file, 0, (flags & O_CLOEXEC) ? WS_FD_CLOEXEC : 0);
+  if (fd < 0) ws_file_unref(file);
+  return fd;
+}
+
+int ws_fs_close(int fd) {
+  ws_file *file = ws_fd_get(fd);
+  if (file == NULL) return -EBADF;
+  ws_locks_release_process(file->node);  // POSIX: any close drops the process's record locks
+  ws_file_unref(file);
+  return ws_fd_close(fd);
+}
+
+int ws_fs_dup(int fd) {
+  ws_file *file = ws_fd_get(fd);
+  if (file == NULL) return -EBADF;
+  int copy = ws_fd_install(file, 0, 0);
+  if (copy < 0) ws_file_unref(file);
+  return copy;
+}
+
+int ws_fs_dup3(int fd, int new_fd, int flags) {
+  if (flags & ~O_CLOEXEC) return -EINVAL;
+  if (fd == new_fd) return ws_fd_get_flags(fd) < 0 ? -EBADF : -EINVAL;
+  if (new_fd < 0 || new_fd >= WS_FD_MAX) return -EBADF;
+  ws_file *file = ws_fd_get(fd);
+  if (file == NULL) return -EBADF;
+  return ws_fd_install_at(file, new_fd, (flags & O_CLOEXEC) ? WS_FD_CLOEXEC : 0);
+}
+
+int ws_fs_fcntl(int fd, int command, intptr_t argument) {
+  switch (command) {
+    case F_GETFD: return ws_fd_get_flags(fd) < 0 ? -EBADF : (ws_fd_get_flags(fd) ? FD_CLOEXEC : 0);
+    case F_SETFD: return ws_fd_set_flags(fd, (argument & FD_CLOEXEC) ? WS_FD_CLOEXEC : 0);
+    default: break;
+  }
+  ws_file *file = ws_fd_get(fd);
+  if (file == NULL) return -EBADF;
+  int result;
+  switch (command) {
+    case F_DUPFD:
+    case F_DUPFD_CLOEXEC:
+      if (argument < 0 || argument >= WS_FD_MAX) {
+        result = -EINVAL;
+        break;
+      }
+      result = ws_fd_install(file, (int)argument, command == F_DUPFD_CLOEXEC ? WS_FD_CLOEXEC : 0);
+      if (result >= 0) return result;  // the table keeps our reference
+      break;
+    case F_GETFL: result = atomic_load(&file->flags) & ~(O_DIRECTORY | O_NOFOLLOW); break;
+    case F_SETFL: {
+      int old = atomic_load(&file->flags);
+      while (!atomic_compare_exchange_weak(&file->flags, &old,
+                                           (old & ~SETTABLE_FLAGS) | ((int)argument & SETTABLE_FLAGS))) {
+      }
+      result = 0;
+      break;
+    }
+    case F_GETLK:
+    case F_SETLK:
+    case F_SETLKW:
+    case F_OFD_GETLK:
+    case F_OFD_SETLK:
+    case F_OFD_SETLKW:
+      result = argument == 0 ? -EFAULT : ws_locks_fcntl(file, command, (struct flock *)argument);
+      break;
+    default: result = -EINVAL; break;
+  }
+  ws_file_unref(file);
+  return result;
+}

@@ -1,0 +1,174 @@
+// Path resolution: from the root, the working directory or a directory descriptor, one
+// component at a time, following symlinks (at most WS_SYMLINK_MAX) and mounts.
+//
+// A walk holds a reference on the directory it stands in and, while looking up one name, that
+// directory's read lock; it takes the child's reference before letting go of either, so a
+// concurrent rename or unlink can never free a node under it.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **child) {
+  if (length == 1 && name[0] == '.') {
+    ws_node_ref(dir);
+    *child = dir;
+    return 0;
+  }
+  if (length == 2 && name[0] == '.' && name[1] == '.') {
+    *child = ws_mount_parent(dir);
+    return *child != NULL ? 0 : -ENOENT;
+  }
+  pthread_rwlock_rdlock(&dir->lock);
+  int error = ws_b_lookup(dir, name, length, child);
+  pthread_rwlock_unlock(&dir->lock);
+  if (error == 0) *child = ws_mount_traverse(*child);
+  return error;
+}
+
+// Replaces the walk's remaining path with `target` + "/" + `rest`.
+static int splice_symlink(ws_walk *walk, ws_node *link, const char *rest, const char **cursor) {
+  char target[WS_PATH_MAX];
+  pthread_rwlock_rdlock(&link->lock);
+  int length = ws_b_readlink(link, target, sizeof target);
+  pthread_rwlock_unlock(&link->lock);
+  if (length < 0) return length;
+  size_t rest_length = strlen(rest);
+  if ((size_t)length + 1 + rest_length + 1 > WS_PATH_MAX) return -ENAMETOOLONG;
+  if (walk->scratch == NULL && (walk->scratch = malloc(WS_PATH_MAX)) == NULL) return -ENOMEM;
+  memmove(walk->scratch + length + 1, rest, rest_length + 1);  // rest may already lie in scratch
+  memcpy(walk->scratch, target, (size_t)length);
+  walk->scratch[length] = '/';
+  *cursor = walk->scratch;
+  return length == 0 ? -ENOENT : 0;  // an empty target names nothing
+}
+
+int ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk) {
+  ws_fs_init();
+  *walk = (ws_walk){0};
+  if (ws_root() == NULL) return -ENOMEM;
+  if (path == NULL) return -EFAULT;
+  size_t path_length = strnlen(path, WS_PATH_MAX);
+  if (path_length == WS_PATH_MAX) return -ENAMETOOLONG;
+  if (path_length == 0) return -ENOENT;
+  ws_node *dir;
+  if (path[0] == '/') {
+    dir = ws_root();
+    ws_node_ref(dir);
+  } else if (at != NULL) {
+    dir = at;
+    ws_node_ref(dir);
+  } else {
+    dir = ws_cwd();
+  }
+  const char *cursor = path;
+  int links = 0, error = 0;
+  for (;;) {
+    while (*cursor == '/') cursor++;
+    if (*cursor == '\0') break;  // the path ends in a directory ("/", "a/", "a/.")
+    const char *name = cursor;
+    while (*cursor != '\0' && *cursor != '/') cursor++;
+    size_t length = (size_t)(cursor - name);
+    const char *rest = cursor;
+    while (*rest == '/') rest++;
+    bool last = *rest == '\0', trailing = last && rest != cursor;
+    if (length > WS_NAME_MAX) {
+      error = -ENAMETOOLONG;
+      break;
+    }
+    if (!ws_is_dir(dir)) {
+      error = -ENOTDIR;
+      break;
+    }
+    if ((error = ws_node_permits(dir, 1 /* X_OK */)) != 0) break;
+    if (last && (flags & WS_WALK_PARENT)) {
+      walk->dir = dir;
+      walk->name = name;
+      walk->length = length;
+      walk->trailing_slash = trailing;
+      error = ws_lookup_child(dir, name, length, &walk->node);
+      if (error == -ENOENT) error = 0;  // the caller may create it
+      if (error != 0) {
+        walk->dir = NULL;
+        break;
+      }
+      return 0;
+    }
+    ws_node *child;
+    if ((error = ws_lookup_child(dir, name, length, &child)) != 0) break;
+    bool follow = !last || trailing || !(flags & WS_WALK_NOFOLLOW);
+    if (child->type == S_IFLNK && follow) {
+      if (++links > WS_SYMLINK_MAX) {
+        ws_node_unref(child);
+        error = -ELOOP;
+        break;
+      }
+      error = splice_symlink(walk, child, rest, &cursor);
+      ws_node_unref(child);
+      if (error != 0) break;
+      if (*cursor == '/') {
+        ws_node_unref(dir);
+        dir = ws_root();
+        ws_node_ref(dir);
+      }
+      continue;
+    }
+    ws_node_unref(dir);
+    dir = child;
+    cursor = rest;
+    if (last) {
+      walk->trailing_slash = trailing;
+      break;
+    }
+  }
+  if (error != 0) {
+    ws_node_unref(dir);
+    ws_walk_done(walk);
+    return error;
+  }
+  if (walk->trailing_slash && !ws_is_dir(dir)) {
+    ws_node_unref(dir);
+    ws_walk_done(walk);
+    return -ENOTDIR;
+  }
+  if (flags & WS_WALK_PARENT) {
+    // No last name ("/", "dir/."): the node reached is its own parent for the caller's purposes.
+    walk->dir = dir;
+    ws_node_ref(dir);
+  }
+  walk->node = dir;
+  return 0;
+}
+
+void ws_walk_done(ws_walk *walk) {
+  ws_node_unref(walk->dir);
+  ws_node_unref(walk->node);
+  free(walk->scratch);
+  *walk = (ws_walk){0};
+}
+
+int ws_at_dir(int dirfd, const char *path, ws_node **at) {
+  *at = NULL;
+  if (dirfd == WS_AT_FDCWD || (path != NULL && path[0] == '/')) return 0;
+  ws_file *file = ws_fd_get(dirfd);
+  if (file == NULL) return -EBADF;
+  ws_node *node = file->node;
+  ws_node_ref(node);
+  ws_file_unref(file);
+  if (!ws_is_dir(node) && path != NULL && path[0] != '\0') {
+    ws_node_unref(node);
+    return -ENOTDIR;
+  }
+  *at = node;
+  return 0;
+}
+
+int ws_walk_at(int dirfd, const char *path, int flags, ws_walk *walk) {
+  ws_node *at;
+  int error = ws_at_dir(dirfd, path, &at);
+  if (error != 0) return error;
+  error = ws_walk_path(at, path, flags, walk);
+  ws_node_unref(at);
+  return error;
+}

@@ -1,0 +1,26 @@
+// libc functions defined here rather than as syscalls. Emscripten 3.1.6 keeps the syscalls
+// behind link, umask, sync and pipe2 in one libstubs.a object together with getpid and
+// others: defining one of those __syscall_* names would clash with that object as soon as a
+// program calls getpid. Defining the libc functions keeps musl's versions (and with them the
+// stubs object) out of the link.
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core.h"
+#include "../internal.h"
+
+static int set_errno(long result) {
+  if (result >= 0) return (int)result;
+  errno = (int)-result;
+  return -1;
+}
+
+int link(const char *from, const char *to) { return set_errno(ws_fs_linkat(WS_AT_FDCWD, from, WS_AT_FDCWD, to, 0)); }
+
+mode_t umask(mode_t mask) { return (mode_t)ws_fs_umask((uint32_t)mask); }
+
+int pipe2(int fds[2], int flags) { return set_errno(ws_fs_pipe2(fds, flags)); }
+
+void sync(void) { ws_console_flush(); }

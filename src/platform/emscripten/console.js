@@ -1,0 +1,41 @@
+// wasmscale's console, for the file system's /dev/stdout, /dev/stderr and /dev/stdin. Called
+// by whichever thread writes, with no proxying to the main thread: on Node a synchronous
+// fs.writeSync on the process's own descriptor (works from worker_threads, survives exit),
+// in a browser the console of the calling worker or page.
+mergeInto(LibraryManager.library, {
+  _wasmscale_console_write__sig: 'viii',
+  _wasmscale_console_write: function(stream, data, length) {
+    // A copy: Node and TextDecoder do not accept views of shared memory.
+    var bytes = HEAPU8.slice(data, data + length);
+    if (ENVIRONMENT_IS_NODE) {
+      var fs = require('fs');
+      for (var done = 0; done < bytes.length;) {
+        try {
+          done += fs.writeSync(stream, bytes, done, bytes.length - done);
+        } catch (e) {
+          if (e.code !== 'EAGAIN') return;  // a closed console: output has nowhere to go
+        }
+      }
+      return;
+    }
+    var text = new TextDecoder().decode(bytes);
+    if (text.endsWith('\n')) text = text.slice(0, -1);
+    (stream === 2 ? console.error : console.log)(text);
+  },
+
+  _wasmscale_console_read__sig: 'iii',
+  _wasmscale_console_read: function(data, length) {
+    if (!ENVIRONMENT_IS_NODE) return 0;  // a page has no stdin: end of file
+    var buffer = Buffer.alloc(length);
+    for (;;) {
+      try {
+        var got = require('fs').readSync(0, buffer, 0, length, null);
+        HEAPU8.set(buffer.subarray(0, got), data);
+        return got;
+      } catch (e) {
+        if (e.code === 'EOF') return 0;
+        if (e.code !== 'EAGAIN') return -{{{ cDefine('EIO') }}};
+      }
+    }
+  },
+});
