@@ -14,6 +14,14 @@
 
 static bool seekable(const ws_node *node) { return node->type == S_IFREG || node->type == S_IFDIR; }
 
+static bool is_console(const ws_node *node) {
+  return node->type == S_IFCHR &&
+         (node->device == WS_DEV_STDIN || node->device == WS_DEV_STDOUT || node->device == WS_DEV_STDERR);
+}
+
+// pread/pwrite: files, and devices like /dev/zero that ignore the offset; not pipes or terminals.
+static bool positionable(const ws_node *node) { return seekable(node) || (node->type == S_IFCHR && !is_console(node)); }
+
 int64_t ws_node_read(ws_file *file, ws_node *node, void *buffer, size_t length, uint64_t offset) {
   bool nonblocking = (atomic_load_explicit(&file->flags, memory_order_relaxed) & O_NONBLOCK) != 0;
   switch (node->type) {
@@ -72,7 +80,7 @@ static int64_t transfer(int fd, const struct iovec *iov, int count, int64_t offs
     result = -EBADF;
   } else if (ws_is_dir(node)) {
     result = writing ? -EBADF : -EISDIR;
-  } else if (offset >= 0 && !seekable(node)) {
+  } else if (offset >= 0 && !positionable(node)) {
     result = -ESPIPE;
   } else {
     bool positioned = offset < 0 && seekable(node);
@@ -123,8 +131,7 @@ int64_t ws_fs_lseek(int fd, int64_t offset, int whence) {
   if (file == NULL) return -EBADF;
   ws_node *node = file->node;
   int64_t result;
-  if (node->type == S_IFCHR && node->device != WS_DEV_STDIN && node->device != WS_DEV_STDOUT &&
-      node->device != WS_DEV_STDERR) {
+  if (node->type == S_IFCHR && !is_console(node)) {
     result = 0;  // /dev/null and friends: every position is the start, as on Linux
   } else if (!seekable(node)) {
     result = -ESPIPE;

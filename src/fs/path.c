@@ -27,19 +27,19 @@ int ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **chi
   return error;
 }
 
-// Replaces the walk's remaining path with `target` + "/" + `rest`.
+// Replaces the walk's remaining path with `target` + "/" + `rest` (just `target` at the end).
 static int splice_symlink(ws_walk *walk, ws_node *link, const char *rest, const char **cursor) {
   char target[WS_PATH_MAX];
   pthread_rwlock_rdlock(&link->lock);
   int length = ws_b_readlink(link, target, sizeof target);
   pthread_rwlock_unlock(&link->lock);
   if (length < 0) return length;
-  size_t rest_length = strlen(rest);
-  if ((size_t)length + 1 + rest_length + 1 > WS_PATH_MAX) return -ENAMETOOLONG;
+  size_t rest_length = strlen(rest), slash = rest_length > 0;  // no '/' after the last name
+  if ((size_t)length + slash + rest_length + 1 > WS_PATH_MAX) return -ENAMETOOLONG;
   if (walk->scratch == NULL && (walk->scratch = malloc(WS_PATH_MAX)) == NULL) return -ENOMEM;
-  memmove(walk->scratch + length + 1, rest, rest_length + 1);  // rest may already lie in scratch
+  memmove(walk->scratch + length + slash, rest, rest_length + 1);  // rest may already lie in scratch
   memcpy(walk->scratch, target, (size_t)length);
-  walk->scratch[length] = '/';
+  if (slash) walk->scratch[length] = '/';
   *cursor = walk->scratch;
   return length == 0 ? -ENOENT : 0;  // an empty target names nothing
 }

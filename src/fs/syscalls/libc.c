@@ -1,4 +1,5 @@
-// libc functions defined here rather than as syscalls. Emscripten 3.1.6 keeps the syscalls
+// libc functions defined here rather than as syscalls (or missing from Emscripten's libc).
+// Emscripten 3.1.6 keeps the syscalls
 // behind link, umask, sync and pipe2 in one libstubs.a object together with getpid and
 // others: defining one of those __syscall_* names would clash with that object as soon as a
 // program calls getpid. Defining the libc functions keeps musl's versions (and with them the
@@ -22,5 +23,11 @@ int link(const char *from, const char *to) { return set_errno(ws_fs_linkat(WS_AT
 mode_t umask(mode_t mask) { return (mode_t)ws_fs_umask((uint32_t)mask); }
 
 int pipe2(int fds[2], int flags) { return set_errno(ws_fs_pipe2(fds, flags)); }
+
+// Linux's fallocate, which Emscripten's libc lacks (it has posix_fallocate, which reaches
+// __syscall_fallocate).
+int fallocate(int fd, int mode, off_t offset, off_t length) {
+  return set_errno(ws_fs_fallocate(fd, mode, offset, length));
+}
 
 void sync(void) { ws_console_flush(); }

@@ -1,0 +1,104 @@
+// The file calls the fsx and thread tests make, either through libc (natively against Linux,
+// or in Wasm against wasmscale's file system) or, with -DWS_TEST_CORE, straight into
+// wasmscale's core built natively, so that it runs under ASan/UBSan and TSan.
+#ifndef WASMSCALE_TESTS_FS_CALLS_H
+#define WASMSCALE_TESTS_FS_CALLS_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifdef WS_TEST_CORE
+#include "../../src/fs/core.h"
+#include "../../src/fs/internal.h"
+
+static inline long fs_result(long long result) {
+  if (result >= 0) return (long)result;
+  errno = (int)-result;
+  return -1;
+}
+static inline long t_pread(int fd, void *buffer, size_t length, long long offset) {
+  return fs_result(ws_fs_readv(fd, &(struct iovec){buffer, length}, 1, offset));
+}
+static inline long t_pwrite(int fd, const void *buffer, size_t length, long long offset) {
+  return fs_result(ws_fs_writev(fd, &(struct iovec){(void *)buffer, length}, 1, offset));
+}
+static inline long long t_size(int fd) {
+  ws_stat info;
+  return ws_fs_fstat(fd, &info) == 0 ? (long long)info.size : -1;
+}
+static int count_entry(void *context, const struct ws_dirent *entry, uint64_t next) {
+  (void)next;
+  if (entry->name[0] != '.') ++*(int *)context;
+  return 1;
+}
+static inline int t_count_entries(const char *path) {
+  int fd = (int)ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0), count = 0;
+  if (fd < 0) return -1;
+  while (ws_fs_getdents(fd, count_entry, &count) > 0) {
+  }
+  ws_fs_close(fd);
+  return count;
+}
+#define t_open(path, flags, mode) fs_result(ws_fs_openat(WS_AT_FDCWD, path, flags, mode))
+#define t_close(fd) fs_result(ws_fs_close(fd))
+#define t_read(fd, buffer, length) fs_result(ws_fs_read(fd, buffer, length))
+#define t_write(fd, buffer, length) fs_result(ws_fs_write(fd, buffer, length))
+#define t_ftruncate(fd, size) fs_result(ws_fs_ftruncate(fd, size))
+#define t_rename(from, to) fs_result(ws_fs_renameat(WS_AT_FDCWD, from, WS_AT_FDCWD, to))
+#define t_unlink(path) fs_result(ws_fs_unlinkat(WS_AT_FDCWD, path, 0))
+#define t_mkdir(path, mode) fs_result(ws_fs_mkdirat(WS_AT_FDCWD, path, mode))
+#define t_rmdir(path) fs_result(ws_fs_unlinkat(WS_AT_FDCWD, path, AT_REMOVEDIR))
+#define t_chdir(path) fs_result(ws_fs_chdir(path))
+#else
+static inline long t_pread(int fd, void *buffer, size_t length, long long offset) { return pread(fd, buffer, length, offset); }
+static inline long t_pwrite(int fd, const void *buffer, size_t length, long long offset) {
+  return pwrite(fd, buffer, length, offset);
+}
+static inline long long t_size(int fd) {
+  struct stat info;
+  return fstat(fd, &info) == 0 ? (long long)info.st_size : -1;
+}
+static inline int t_count_entries(const char *path) {
+  DIR *dir = opendir(path);
+  if (dir == NULL) return -1;
+  int count = 0;
+  for (struct dirent *entry; (entry = readdir(dir)) != NULL;) count += entry->d_name[0] != '.';
+  closedir(dir);
+  return count;
+}
+#define t_open open
+#define t_close close
+#define t_read read
+#define t_write write
+#define t_ftruncate ftruncate
+#define t_rename rename
+#define t_unlink unlink
+#define t_mkdir mkdir
+#define t_rmdir rmdir
+#define t_chdir chdir
+#endif
+
+// A fresh directory for the test: under /tmp natively (mkdtemp), /tmp/NAME in Wasm.
+static inline int enter_scratch_dir(const char *name, char *path, size_t size) {
+#ifdef __EMSCRIPTEN__
+  snprintf(path, size, "/tmp/%s", name);
+  if (t_mkdir(path, 0755) != 0) return -1;
+#elif defined(WS_TEST_CORE)
+  snprintf(path, size, "/%s", name);  // the core's own root, in memory
+  if (t_mkdir(path, 0755) != 0) return -1;
+#else
+  snprintf(path, size, "/tmp/%s-XXXXXX", name);
+  if (mkdtemp(path) == NULL) return -1;
+#endif
+  return t_chdir(path);
+}
+
+#endif

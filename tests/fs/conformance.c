@@ -1,0 +1,360 @@
+// File-system conformance: one table of cases per syscall, each with the result and errno
+// Linux gives. Built twice by tests/fs.test.mjs: natively (against Linux, in a fresh
+// directory, as an unprivileged user so that mode bits count) and to Wasm (against wasmscale's
+// file system). Both runs must match the table; where wasmscale intends to differ, the case
+// says so and why. Prints one line per failed case; exits 1 if any failed.
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "conformance_support.h"
+
+// ----- open ----------------------------------------------------------------------------------
+static void open_cases(void) {
+  put_file("f", "hello");
+  mkdir("d", 0755);
+  symlink("f", "link-f");
+  symlink("loop-b", "loop-a");
+  symlink("loop-a", "loop-b");
+  CASE("open", "existing file, read only", FD(open("f", O_RDONLY)), "fd");
+  CASE("open", "missing file", FD(open("missing", O_RDONLY)), "ENOENT");
+  CASE("open", "O_CREAT|O_EXCL on an existing file", FD(open("f", O_CREAT | O_EXCL | O_WRONLY, 0644)), "EEXIST");
+  CASE("open", "O_CREAT makes a file", FD(open("created", O_CREAT | O_WRONLY, 0644)), "fd");
+  CASE("open", "created with mode & ~umask", MODE("created"), "100644");
+  CASE("open", "directory for writing", FD(open("d", O_WRONLY)), "EISDIR");
+  CASE("open", "directory with O_DIRECTORY", FD(open("d", O_RDONLY | O_DIRECTORY)), "fd");
+  CASE("open", "file with O_DIRECTORY", FD(open("f", O_RDONLY | O_DIRECTORY)), "ENOTDIR");
+  CASE("open", "a file used as a directory", FD(open("f/x", O_RDONLY)), "ENOTDIR");
+  CASE("open", "O_CREAT in a missing directory", FD(open("missing/x", O_CREAT | O_WRONLY, 0644)), "ENOENT");
+  CASE("open", "O_CREAT with a trailing slash", FD(open("new/", O_CREAT | O_WRONLY, 0644)), "EISDIR");
+  CASE("open", "O_NOFOLLOW on a symlink", FD(open("link-f", O_RDONLY | O_NOFOLLOW)), "ELOOP");
+  CASE("open", "through a symlink", READ_ALL("link-f"), "hello");
+  CASE("open", "a symlink loop", FD(open("loop-a", O_RDONLY)), "ELOOP");
+  CASE("open", "a 256-byte name", FD(open(long_name(256), O_RDONLY)), "ENAMETOOLONG");
+  CASE("open", "a 4096-byte path", FD(open(long_path(4096), O_RDONLY)), "ENAMETOOLONG");
+  CASE("open", "empty path", FD(open("", O_RDONLY)), "ENOENT");
+  put_file("t", "hello");
+  close(open("t", O_WRONLY | O_TRUNC));
+  CASE("open", "O_TRUNC empties the file", SIZE("t"), "0");
+  put_file("a", "hello");
+  int fd = open("a", O_WRONLY | O_APPEND);
+  lseek(fd, 0, SEEK_SET);
+  CASE("open", "O_APPEND writes at the end", N(write(fd, "!", 1)), "1");
+  close(fd);
+  CASE("open", "O_APPEND result", READ_ALL("a"), "hello!");
+  fd = open("f", O_RDONLY | O_CLOEXEC);
+  CASE("open", "O_CLOEXEC sets FD_CLOEXEC", N(fcntl(fd, F_GETFD)), "1");
+  close(fd);
+  put_file("noread", "x");
+  chmod("noread", 0200);
+  CASE("open", "reading without read permission", FD(open("noread", O_RDONLY)), "EACCES");
+  chmod("noread", 0444);
+  CASE("open", "writing without write permission", FD(open("noread", O_WRONLY)), "EACCES");
+  CASE("open", "O_TRUNC without write permission", FD(open("noread", O_RDONLY | O_TRUNC)), "EACCES");
+  mkdir("nosearch", 0755);
+  put_file("nosearch/f", "x");
+  chmod("nosearch", 0600);
+  CASE("open", "through a directory without search permission", FD(open("nosearch/f", O_RDONLY)), "EACCES");
+  chmod("nosearch", 0755);
+  mkdir("nowrite", 0555);
+  CASE("open", "creating in a read-only directory", FD(open("nowrite/f", O_CREAT | O_WRONLY, 0644)), "EACCES");
+  int opened = 0, last;
+  while ((last = open("f", O_RDONLY)) >= 0) opened++;
+  CASE("open", "descriptors run out", ERR(last), "EMFILE");
+  for (int i = 0; i < 1024; i++) {
+    if (i > 2 && i != log_fd()) close(i);
+  }
+}
+
+// ----- read, write, pread, pwrite, readv, writev, lseek ---------------------------------------
+static void io_cases(void) {
+  put_file("io", "hello");
+  int reader = open("io", O_RDONLY), writer = open("io", O_WRONLY), dir = open("d", O_RDONLY);
+  char buffer[64];
+  CASE("read", "from a write-only descriptor", N(read(writer, buffer, 1)), "EBADF");
+  CASE("write", "to a read-only descriptor", N(write(reader, "x", 1)), "EBADF");
+  CASE("read", "from a directory", N(read(dir, buffer, 1)), "EISDIR");
+  CASE("read", "from descriptor -1", N(read(-1, buffer, 1)), "EBADF");
+  CASE("read", "more than the file holds", N(read(reader, buffer, sizeof buffer)), "5");
+  CASE("read", "at the end of the file", N(read(reader, buffer, sizeof buffer)), "0");
+  CASE("pwrite", "past the end leaves a hole", N(pwrite(writer, "X", 1, 10)), "1");
+  CASE("pread", "the hole reads as zeros", PREAD_HEX(reader, 11, 0), "68656c6c6f0000000000" "58");
+  CASE("pread", "a negative offset", N(pread(reader, buffer, 1, -1)), "EINVAL");
+  CASE("pread", "does not move the position", N(lseek(reader, 0, SEEK_CUR)), "5");
+  struct iovec parts[2] = {{"ab", 2}, {"cde", 3}};
+  CASE("writev", "two buffers", N(pwritev(writer, parts, 2, 0)), "5");
+  char first[2], second[3];
+  struct iovec into[2] = {{first, 2}, {second, 3}};
+  CASE("readv", "two buffers", N(preadv(reader, into, 2, 0)), "5");
+  CASE("readv", "data", TEXT("%.2s|%.3s", first, second), "ab|cde");
+  int negative = -1;  // through a variable: the compiler rejects a literal
+  CASE("writev", "a negative count", N(writev(writer, parts, *(volatile int *)&negative)), "EINVAL");
+  CASE("lseek", "SEEK_END", N(lseek(reader, 0, SEEK_END)), "11");
+  CASE("lseek", "SEEK_CUR backwards", N(lseek(reader, -3, SEEK_CUR)), "8");
+  CASE("lseek", "before the start", N(lseek(reader, -100, SEEK_SET)), "EINVAL");
+  CASE("lseek", "a bad whence", N(lseek(reader, 0, 42)), "EINVAL");
+  CASE("lseek", "beyond 4 GiB", N(lseek(writer, 5LL << 30, SEEK_SET)), "5368709120");
+  CASE("write", "beyond 4 GiB", N(write(writer, "Z", 1)), "1");
+  CASE("fstat", "size beyond 4 GiB", FSIZE(writer), "5368709121");
+  CASE("pread", "a hole beyond 4 GiB", PREAD_HEX(reader, 2, (4LL << 30) + 7), "0000");
+  CASE("pread", "the byte beyond 4 GiB", PREAD_HEX(reader, 1, 5LL << 30), "5a");
+  CASE("ftruncate", "back to 3 bytes", N(ftruncate(writer, 3)), "0");
+  CASE("ftruncate", "then longer: the cut bytes read as zeros", N(ftruncate(writer, 6)), "0");
+  CASE("pread", "after shrink and growth", PREAD_HEX(reader, 6, 0), "616263000000");
+  CASE("ftruncate", "a read-only descriptor", N(ftruncate(reader, 0)), "EINVAL");
+  CASE("ftruncate", "a negative size", N(ftruncate(writer, -1)), "EINVAL");
+  CASE("truncate", "a directory", N(truncate("d", 0)), "EISDIR");
+  CASE("truncate", "a missing file", N(truncate("missing", 0)), "ENOENT");
+  CASE("truncate", "by name", N(truncate("io", 2)), "0");
+  CASE("truncate", "size after", SIZE("io"), "2");
+  CASE("fsync", "a file", N(fsync(writer)), "0");
+  CASE("fdatasync", "a file", N(fdatasync(writer)), "0");
+  CASE("fsync", "a bad descriptor", N(fsync(-1)), "EBADF");
+  CASE("fallocate", "grows the file", N(fallocate(writer, 0, 0, 100)), "0");
+  CASE("fallocate", "size after", SIZE("io"), "100");
+  CASE("fallocate", "a zero length", N(fallocate(writer, 0, 0, 0)), "EINVAL");
+  CASE("fallocate", "a read-only descriptor", N(fallocate(reader, 0, 0, 10)), "EBADF");
+  CASE("close", "descriptor -1", N(close(-1)), "EBADF");
+  close(dir);
+  CASE("close", "twice", N(close(dir)), "EBADF");
+  put_file("gone", "still here");
+  int held = open("gone", O_RDONLY);
+  unlink("gone");
+  CASE("read", "an unlinked open file", READ_FD(held), "still here");
+  close(held);
+  close(reader);
+  close(writer);
+}
+
+// ----- dup, fcntl, record locks, ioctl -------------------------------------------------------
+static void descriptor_cases(void) {
+  put_file("dup", "abcdef");
+  int fd = open("dup", O_RDONLY), copy = dup(fd);
+  char byte;
+  read(fd, &byte, 1);
+  CASE("dup", "shares the position", N(lseek(copy, 0, SEEK_CUR)), "1");
+  CASE("dup2", "onto itself", N(dup2(fd, fd) == fd), "1");
+  CASE("dup3", "onto itself", N(dup3(fd, fd, 0)), "EINVAL");
+  CASE("dup3", "unknown flags", N(dup3(fd, 100, 12345)), "EINVAL");
+  CASE("dup2", "beyond the descriptor limit", N(dup2(fd, 5000)), "EBADF");
+  CASE("dup2", "replaces an open descriptor", N(dup2(fd, copy) == copy), "1");
+  CASE("fcntl", "F_DUPFD at least 100", N(fcntl(fd, F_DUPFD, 100)), "100");
+  CASE("fcntl", "F_DUPFD_CLOEXEC", N(fcntl(fcntl(fd, F_DUPFD_CLOEXEC, 0), F_GETFD)), "1");
+  CASE("fcntl", "F_SETFD then F_GETFD", N(fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 && fcntl(fd, F_GETFD) == FD_CLOEXEC), "1");
+  int writer = open("dup", O_WRONLY);
+  CASE("fcntl", "F_GETFL", N(fcntl(writer, F_GETFL) & (O_ACCMODE | O_APPEND | O_NONBLOCK)), TEXT("%d", O_WRONLY));
+  fcntl(writer, F_SETFL, O_APPEND | O_NONBLOCK);
+  CASE("fcntl", "F_SETFL O_APPEND|O_NONBLOCK", N(fcntl(writer, F_GETFL) & (O_ACCMODE | O_APPEND | O_NONBLOCK)),
+       TEXT("%d", O_WRONLY | O_APPEND | O_NONBLOCK));
+  CASE("fcntl", "an unknown command", N(fcntl(fd, 9999)), "EINVAL");
+  CASE("fcntl", "a bad descriptor", N(fcntl(-1, F_GETFL)), "EBADF");
+  int locker = open("dup", O_RDWR), other = open("dup", O_RDWR);
+  struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 10};
+  CASE("fcntl", "F_SETLK a write lock", N(fcntl(locker, F_SETLK, &lock)), "0");
+  struct flock probe = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+  CASE("fcntl", "F_GETLK by the same process", N(fcntl(other, F_GETLK, &probe) == 0 && probe.l_type == F_UNLCK), "1");
+  struct flock ofd = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 10};
+  CASE("fcntl", "F_OFD_SETLK over the process's lock", N(fcntl(other, F_OFD_SETLK, &ofd)), "EAGAIN");
+  lock.l_type = F_UNLCK;
+  fcntl(locker, F_SETLK, &lock);
+  CASE("fcntl", "F_OFD_SETLK once it is released", N(fcntl(other, F_OFD_SETLK, &ofd)), "0");
+  struct flock ofd_probe = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 5, .l_len = 1};
+  int found = fcntl(locker, F_OFD_GETLK, &ofd_probe) == 0 && ofd_probe.l_type == F_WRLCK;
+  CASE("fcntl", "F_OFD_GETLK from another description",
+       TEXT("%d %lld %lld", found, (long long)ofd_probe.l_start, (long long)ofd_probe.l_len), "1 0 10");
+  struct flock wrong = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+  CASE("fcntl", "a write lock on a read-only descriptor", N(fcntl(fd, F_SETLK, &wrong)), "EBADF");
+  CASE("ioctl", "isatty on a file", ISATTY(fd), "ENOTTY");
+  close(other);
+  close(locker);
+  close(writer);
+  close(copy);
+  close(fd);
+}
+
+// ----- names: mkdir, rmdir, unlink, rename, link, symlink, readlink ---------------------------
+static void name_cases(void) {
+  mkdir("n", 0755);
+  CASE("mkdir", "an existing name", N(mkdir("n", 0755)), "EEXIST");
+  CASE("mkdir", "in a missing directory", N(mkdir("missing/x", 0755)), "ENOENT");
+  CASE("mkdir", "under a file", N(mkdir("f/x", 0755)), "ENOTDIR");
+  CASE("mkdir", "with a trailing slash", N(mkdir("n/sub/", 0777)), "0");
+  CASE("mkdir", "mode & ~umask", MODE("n/sub"), "40755");
+  CASE("mkdirat", "relative to a directory descriptor", N(mkdirat(open("n", O_RDONLY), "sub2", 0700)), "0");
+  CASE("mkdirat", "a descriptor that is a file", N(mkdirat(open("f", O_RDONLY), "x", 0700)), "ENOTDIR");
+  CASE("mkdir", "\".\"", N(mkdir("n/.", 0755)), "EEXIST");
+  CASE("stat", "a directory's link count", NLINK("n"), "4");
+  put_file("n/sub/file", "x");
+  CASE("rmdir", "a non-empty directory", N(rmdir("n/sub")), "ENOTEMPTY");
+  CASE("rmdir", "a file", N(rmdir("n/sub/file")), "ENOTDIR");
+  CASE("rmdir", "\".\"", N(rmdir("n/sub/.")), "EINVAL");
+  CASE("rmdir", "a missing directory", N(rmdir("n/none")), "ENOENT");
+  CASE("rmdir", "an empty directory", N(rmdir("n/sub2")), "0");
+  CASE("unlink", "a directory", N(unlink("n/sub")), "EISDIR");
+  CASE("unlink", "a missing file", N(unlink("n/none")), "ENOENT");
+  CASE("unlink", "a file with a trailing slash", N(unlink("n/sub/file/")), "ENOTDIR");
+  CASE("unlinkat", "AT_REMOVEDIR on a file", N(unlinkat(AT_FDCWD, "n/sub/file", AT_REMOVEDIR)), "ENOTDIR");
+  CASE("unlinkat", "unknown flags", N(unlinkat(AT_FDCWD, "n/sub/file", 0x4000)), "EINVAL");
+  put_file("r1", "one");
+  put_file("r2", "two");
+  CASE("rename", "a file over a file", N(rename("r1", "r2")), "0");
+  CASE("rename", "the target has the source's data", READ_ALL("r2"), "one");
+  CASE("rename", "the source name is gone", N(access("r1", F_OK)), "ENOENT");
+  CASE("rename", "a missing source", N(rename("r1", "r3")), "ENOENT");
+  CASE("rename", "a file onto itself", N(rename("r2", "r2")), "0");
+  CASE("rename", "a directory over a non-empty directory", N(rename("d", "n")), "ENOTEMPTY");
+  CASE("rename", "a directory over a file", N(rename("d", "r2")), "ENOTDIR");
+  CASE("rename", "a file over a directory", N(rename("r2", "d")), "EISDIR");
+  CASE("rename", "a directory into itself", N(rename("n", "n/sub/inside")), "EINVAL");
+  mkdir("empty", 0755);
+  CASE("rename", "a directory over an empty directory", N(rename("n", "empty")), "0");
+  CASE("rename", "a moved directory's contents", READ_ALL("empty/sub/file"), "x");
+  CASE("rename", "\"..\" as the source", N(rename("empty/..", "x")), "EBUSY");
+  CASE("renameat", "between directory descriptors", N(renameat(open("empty", O_RDONLY), "sub", open("d", O_RDONLY), "moved")), "0");
+  CASE("renameat", "the directory arrived", READ_ALL("d/moved/file"), "x");
+  CASE("link", "a hard link", N(link("r2", "r2-link")), "0");
+  CASE("link", "link count 2", NLINK("r2"), "2");
+  CASE("link", "the same data", READ_ALL("r2-link"), "one");
+  unlink("r2");
+  CASE("link", "survives unlinking the other name", NLINK("r2-link"), "1");
+  CASE("link", "and keeps the data", READ_ALL("r2-link"), "one");
+  CASE("link", "a directory", N(link("d", "d-link")), "EPERM");
+  CASE("link", "onto an existing name", N(link("r2-link", "f")), "EEXIST");
+  CASE("link", "a missing source", N(link("none", "none2")), "ENOENT");
+  CASE("symlink", "a new link", N(symlink("target/path", "sl")), "0");
+  CASE("readlink", "its target", READLINK("sl", 64), "target/path");
+  CASE("readlink", "a short buffer truncates", READLINK("sl", 6), "target");
+  CASE("readlink", "a file", READLINK("f", 64), "EINVAL");
+  CASE("readlink", "a missing name", READLINK("none", 64), "ENOENT");
+  CASE("symlink", "onto an existing name", N(symlink("x", "f")), "EEXIST");
+  CASE("symlink", "an empty target", N(symlink("", "sl2")), "ENOENT");
+  CASE("lstat", "a dangling symlink", MODE_L("sl"), "120777");
+  CASE("stat", "a dangling symlink", MODE("sl"), "ENOENT");
+  CASE("symlinkat", "relative to a descriptor", N(symlinkat("f", open("d", O_RDONLY), "sl3")), "0");
+  CASE("readlinkat", "relative to a descriptor", N(readlinkat(open("d", O_RDONLY), "sl3", (char[8]){0}, 8)), "1");
+}
+
+// ----- attributes: stat, chmod, utimensat, access, statfs, umask ------------------------------
+static void attribute_cases(void) {
+  put_file("s", "12345");
+  CASE("stat", "a file's mode", MODE("s"), "100644");
+  CASE("stat", "a file's size", SIZE("s"), "5");
+  CASE("stat", "a file with a trailing slash", MODE("s/"), "ENOTDIR");
+  CASE("stat", "through a symlink", MODE("link-f"), "100644");
+  CASE("lstat", "a symlink", MODE_L("link-f"), "120777");
+  CASE("fstatat", "AT_EMPTY_PATH", N(fstatat(open("s", O_RDONLY), "", &(struct stat){0}, AT_EMPTY_PATH)), "0");
+  CASE("fstatat", "unknown flags", N(fstatat(AT_FDCWD, "s", &(struct stat){0}, 0x8)), "EINVAL");
+  CASE("fstat", "a bad descriptor", N(fstat(-1, &(struct stat){0})), "EBADF");
+  CASE("chmod", "0600", N(chmod("s", 0600)), "0");
+  CASE("chmod", "mode after", MODE("s"), "100600");
+  CASE("chmod", "a missing file", N(chmod("none", 0600)), "ENOENT");
+  CASE("fchmod", "0640", N(fchmod(open("s", O_RDONLY), 0640)), "0");
+  CASE("fchmodat", "mode after fchmod", MODE("s"), "100640");
+  struct timespec times[2] = {{.tv_sec = 1000}, {.tv_sec = 2000, .tv_nsec = 5}};
+  CASE("utimensat", "set both", N(utimensat(AT_FDCWD, "s", times, 0)), "0");
+  CASE("utimensat", "times after", TIMES("s"), "1000.0 2000.5");
+  struct timespec omit[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = 3000}};
+  CASE("utimensat", "UTIME_OMIT", N(utimensat(AT_FDCWD, "s", omit, 0)), "0");
+  CASE("utimensat", "UTIME_OMIT keeps atime", TIMES("s"), "1000.0 3000.0");
+  struct timespec bad[2] = {{.tv_nsec = 2000000000}, {.tv_nsec = 0}};
+  CASE("utimensat", "an invalid nanosecond count", N(utimensat(AT_FDCWD, "s", bad, 0)), "EINVAL");
+  CASE("futimens", "on a descriptor", N(futimens(open("s", O_RDONLY), times)), "0");
+  CASE("access", "F_OK", N(access("s", F_OK)), "0");
+  CASE("access", "a missing file", N(access("none", F_OK)), "ENOENT");
+  chmod("s", 0444);
+  CASE("access", "W_OK on a read-only file", N(access("s", W_OK)), "EACCES");
+  CASE("access", "R_OK on a read-only file", N(access("s", R_OK)), "0");
+  CASE("access", "X_OK on a file without x", N(access("s", X_OK)), "EACCES");
+  CASE("access", "an unknown mode bit", N(access("s", 0100)), "EINVAL");
+  CASE("faccessat", "relative to a descriptor", N(faccessat(open(".", O_RDONLY), "s", R_OK, 0)), "0");
+  struct statfs info;
+  CASE("statfs", "the working directory", N(statfs(".", &info)), "0");
+  CASE("statfs", "name length", TEXT("%ld", (long)info.f_namelen), "255");
+  CASE("statfs", "a missing path", N(statfs("none", &info)), "ENOENT");
+  unsigned before = umask(027), during = umask(022);
+  CASE("umask", "returns the previous mask", TEXT("%o %o", before, during), "22 27");
+}
+
+// ----- directories: getdents, chdir, getcwd ---------------------------------------------------
+static void directory_cases(void) {
+  mkdir("list", 0755);
+  put_file("list/b", "");
+  put_file("list/a", "");
+  mkdir("list/c", 0755);
+  CASE("getdents", "every entry once", LISTING("list"), ". .. a b c/");
+  CASE("getdents", "a file", N(opendir("f") != NULL ? 0 : -1), "ENOTDIR");
+  unlink("list/a");
+  CASE("getdents", "after an unlink", LISTING("list"), ". .. b c/");
+  CASE("chdir", "into a directory", N(chdir("list/c")), "0");
+  CASE("getcwd", "ends with the directory", CWD_TAIL(2), "list/c");
+  CASE("chdir", "\"..\"", N(chdir("..")), "0");
+  CASE("getcwd", "after ..", CWD_TAIL(1), "list");
+  CASE("getcwd", "a buffer too small", N(getcwd((char[2]){0}, 2) != NULL ? 0 : -1), "ERANGE");
+  CASE("chdir", "a file", N(chdir("b")), "ENOTDIR");
+  CASE("chdir", "a missing directory", N(chdir("none")), "ENOENT");
+  CASE("fchdir", "back up", N(fchdir(open("..", O_RDONLY))), "0");
+  CASE("getcwd", "after fchdir", CWD_TAIL(1), work_dir_name());
+}
+
+// ----- pipes, poll, devices -----------------------------------------------------------------
+static void pipe_cases(void) {
+  int fds[2];
+  CASE("pipe", "a new pipe", N(pipe(fds)), "0");
+  CASE("write", "into the pipe", N(write(fds[1], "ping", 4)), "4");
+  struct pollfd ready = {.fd = fds[0], .events = POLLIN};
+  CASE("poll", "a pipe with data", N(poll(&ready, 1, 0)), "1");
+  CASE("poll", "revents of a pipe with data", TEXT("%d", ready.revents), TEXT("%d", POLLIN));
+  CASE("read", "from the pipe", READ_FD(fds[0]), "ping");
+  CASE("poll", "an empty pipe, no wait", N(poll(&ready, 1, 0)), "0");
+  CASE("lseek", "a pipe", N(lseek(fds[0], 0, SEEK_SET)), "ESPIPE");
+  CASE("pread", "a pipe", N(pread(fds[0], (char[4]){0}, 1, 0)), "ESPIPE");
+  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  CASE("read", "an empty non-blocking pipe", N(read(fds[0], (char[4]){0}, 4)), "EAGAIN");
+  close(fds[1]);
+  CASE("read", "a pipe whose writer closed", N(read(fds[0], (char[4]){0}, 4)), "0");
+  close(fds[0]);
+  pipe(fds);
+  close(fds[0]);
+  CASE("write", "a pipe whose reader closed", N(write(fds[1], "x", 1)), "EPIPE");
+  close(fds[1]);
+  CASE("pipe2", "unknown flags", N(pipe2(fds, 0x1)), "EINVAL");
+  CASE("pipe2", "O_CLOEXEC", N(pipe2(fds, O_CLOEXEC)), "0");
+  CASE("pipe2", "descriptors have FD_CLOEXEC", N(fcntl(fds[0], F_GETFD)), "1");
+  close(fds[0]);
+  close(fds[1]);
+  struct pollfd files[2] = {{.fd = open("f", O_RDWR), .events = POLLIN | POLLOUT}, {.fd = 999, .events = POLLIN}};
+  CASE("poll", "a file and a closed descriptor", N(poll(files, 2, 0)), "2");
+  CASE("poll", "their revents", TEXT("%d %d", files[0].revents, files[1].revents), TEXT("%d %d", POLLIN | POLLOUT, POLLNVAL));
+  CASE("read", "/dev/zero", PREAD_HEX(open("/dev/zero", O_RDONLY), 3, 0), "000000");
+  CASE("read", "/dev/null", N(read(open("/dev/null", O_RDONLY), (char[4]){0}, 4)), "0");
+  CASE("write", "/dev/null", N(write(open("/dev/null", O_WRONLY), "abc", 3)), "3");
+  CASE("read", "/dev/urandom", N(read(open("/dev/urandom", O_RDONLY), (char[16]){0}, 16)), "16");
+  CASE("stat", "/dev/null is a character device", N(S_ISCHR(mode_of("/dev/null"))), "1");
+  CASE("isatty", "/dev/null", ISATTY(open("/dev/null", O_RDONLY)), "ENOTTY");
+}
+
+int main(void) {
+  signal(SIGPIPE, SIG_IGN);  // natively a write to a closed pipe would kill the test
+  setrlimit(RLIMIT_NOFILE, &(struct rlimit){1024, 1024});
+  enter_work_dir();
+  umask(022);
+  open_cases();
+  io_cases();
+  descriptor_cases();
+  name_cases();
+  attribute_cases();
+  directory_cases();
+  pipe_cases();
+  return report();
+}
