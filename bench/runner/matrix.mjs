@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 export const THREAD_COUNTS = [1, 2, 4];
 export const MALLOCS = ['dlmalloc', 'emmalloc', 'mimalloc', 'wasmscale'];
-export const FILE_SYSTEMS = ['js', 'wasmfs'];
+export const FILE_SYSTEMS = ['js', 'wasmfs', 'wasmscale'];
 export const HOSTS = ['node', 'chromium', 'native'];
 const WASM_HOSTS = ['node', 'chromium'];
 

@@ -10,7 +10,7 @@ import { summarize, find, fmt, ratio, mib, kib, cell, table } from './summary.mj
 import { lineChart, barChart } from './charts.mjs';
 import { svgFilesToPng } from './png.mjs';
 
-const FS_NAMES = { js: 'JS FS', wasmfs: 'WasmFS' };
+const FS_NAMES = { js: 'JS FS', wasmfs: 'WasmFS', wasmscale: 'wasmscale' };
 const MALLOC_VARIANTS = { standard: '1000-2023 B blocks', small: '16-527 B blocks', cross: 'cross-thread frees' };
 
 // Hosts that ran Wasm programs (native runs only appear in the malloc tables).

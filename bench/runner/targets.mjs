@@ -1,4 +1,4 @@
-// The performance targets of wasmscale's allocator, checked against peers measured in the same
+// The performance targets of wasmscale's allocator and file system, checked against peers measured in the same
 // run (never against fixed timings). Each target says what it compares and whether it is met.
 import { THREAD_COUNTS } from './matrix.mjs';
 import { find, fmt, table } from './summary.mjs';
@@ -69,12 +69,55 @@ function nativeTargets(summary) {
   return rows;
 }
 
-export function targetsSection(summary, results) {
-  const hasWasmscale = [...summary.values()].some((row) => row.malloc === 'wasmscale');
-  if (!hasWasmscale) return [];
-  const rows = [...allocatorTargets(summary, 'node'), sizeTarget(summary, results), ...nativeTargets(summary)];
+// The file system's targets, per host: per-call time against the JS FS and WasmFS, and
+// scaling of the files workload (N threads on N files, fixed total work).
+function fsTargets(summary, host) {
+  const rows = [];
+  const get = (variant, fs, where, threads = 1) => {
+    const row = find(summary, host, 'fs', variant, 'dlmalloc', fs, where, threads);
+    return row?.status === 'ok' ? row : null;
+  };
+  const faster = (variant, peer, where, threads = 1) => {
+    const mine = get(variant, 'wasmscale', where, threads), theirs = get(variant, peer, where, threads);
+    return mine && theirs ? theirs.usPerOp / mine.usPerOp : null;
+  };
+  for (const variant of ['records', 'smallfile']) {
+    rows.push(check(`${host}: ${variant} on a pthread ≥ 32× faster than the JS FS`, faster(variant, 'js', 'pthread'),
+                    (v) => v >= 32, (v) => `${fmt(v, 1)}×`));
+    rows.push(check(`${host}: ${variant} on the main thread ≥ 2× faster than the JS FS`, faster(variant, 'js', 'main'),
+                    (v) => v >= 2, (v) => `${fmt(v, 1)}×`));
+    for (const where of ['main', 'pthread']) {
+      rows.push(check(`${host}: ${variant} (${where}) ≥ 1.5× faster than WasmFS`, faster(variant, 'wasmfs', where),
+                      (v) => v >= 1.5, (v) => `${fmt(v, 2)}×`));
+    }
+  }
+  for (const threads of THREAD_COUNTS) {
+    rows.push(check(`${host}: files, ${threads} thread(s), ≥ 1.5× faster than WasmFS`, faster('files', 'wasmfs', 'pthread', threads),
+                    (v) => v >= 1.5, (v) => `${fmt(v, 2)}×`));
+  }
+  const one = get('files', 'wasmscale', 'pthread', 1), two = get('files', 'wasmscale', 'pthread', 2);
+  rows.push(check(`${host}: files, 2 threads ≥ 1.8× the 1-thread throughput`, one && two ? one.median / two.median : null,
+                  (v) => v >= 1.8, (v) => `${fmt(v, 2)}×`));
+  return rows;
+}
+
+function section(title, note, rows) {
   const met = rows.filter((row) => row[2] === 'met').length;
-  return ['## Allocator targets', '',
-    `Ratios against peers measured in this run (Node for Wasm; native for the near-native reference): ${met} of ${rows.length} met.`, '',
-    table(['target', 'measured', ''], rows), ''];
+  return [`## ${title}`, '', `${note}: ${met} of ${rows.length} met.`, '', table(['target', 'measured', ''], rows), ''];
+}
+
+export function targetsSection(summary, results) {
+  const rows = [...summary.values()];
+  const lines = [];
+  if (rows.some((row) => row.malloc === 'wasmscale')) {
+    lines.push(...section('Allocator targets',
+      'Ratios against peers measured in this run (Node for Wasm; native for the near-native reference)',
+      [...allocatorTargets(summary, 'node'), sizeTarget(summary, results), ...nativeTargets(summary)]));
+  }
+  if (rows.some((row) => row.workload === 'fs' && row.fs === 'wasmscale')) {
+    const hosts = ['node', 'chromium'].filter((host) => rows.some((row) => row.host === host && row.fs === 'wasmscale'));
+    lines.push(...section('File-system targets', 'Time per call against peers measured in this run',
+      hosts.flatMap((host) => fsTargets(summary, host))));
+  }
+  return lines;
 }

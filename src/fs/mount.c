@@ -107,6 +107,8 @@ int ws_fs_mount(const char *path, const ws_fs_backend *backend, const char *opti
   ws_mount *mount = calloc(1, sizeof *mount);
   if (!ws_is_dir(dir)) {
     error = -ENOTDIR;
+  } else if (dir == dir->mount->root) {
+    error = -EBUSY;  // already a mount point (or the root): no stacking
   } else if (mount == NULL) {
     error = -ENOMEM;
   } else {

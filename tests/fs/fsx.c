@@ -1,8 +1,9 @@
 // fsx-style random operations: writes, truncates and reads at random offsets on one file,
 // checked byte for byte against a copy kept in memory. Offsets cross the memory backend's
-// 64 KiB chunks and leave holes. The seed is fixed unless WS_FSX_SEED gives one; a failure
-// prints the seed and the operation that went wrong, so it can be replayed.
-//   fsx [operations]
+// 64 KiB chunks and leave holes. The seed is fixed unless given as an argument or in
+// WS_FSX_SEED (Emscripten programs do not see the host's environment: the test passes it on);
+// a failure prints the seed and the operation that went wrong, so it can be replayed.
+//   fsx [operations] [seed]
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@ static int fail(long operation, const char *what, long long offset, long long le
 
 int main(int argc, char **argv) {
   long operations = argc > 1 ? atol(argv[1]) : 4000;
-  const char *given = getenv("WS_FSX_SEED");
+  const char *given = argc > 2 ? argv[2] : getenv("WS_FSX_SEED");
   seed = given != NULL && *given ? strtoull(given, NULL, 10) : 20261122;
   state = seed;
   char dir[256];

@@ -1,0 +1,134 @@
+// The wasmscale file system's tests: the conformance table (native Linux vs Wasm), fsx-style
+// random operations, the multithreaded state test, console output, injected and real errors.
+// Natively (Linux, and the core alone under ASan+UBSan and TSan), in Wasm on Node and in
+// headless Chromium; and every Wasm build is checked to hold no JavaScript file system.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ChromiumHost } from '../bench/runner/hosts/chromium.mjs';
+import { DRIVER, ROOT, run, runWasm } from './helpers.mjs';
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-fs-'));
+const source = (name) => path.join(ROOT, 'tests', 'fs', `${name}.c`);
+const CORE_SOURCES = [
+  ...['src/fs', 'src/fs/memory'].flatMap((dir) => fs.readdirSync(path.join(ROOT, dir))
+    .filter((f) => f.endsWith('.c')).map((f) => path.join(ROOT, dir, f))),
+  path.join(ROOT, 'src/platform/common.c'), path.join(ROOT, 'src/platform/posix/prim.c'),
+];
+const C_FLAGS = ['-O1', '-g', '-pthread', '-D_GNU_SOURCE', '-Wno-unused-function', '-I' + path.join(ROOT, 'include')];
+
+function build(compiler, args, output) {
+  const result = run(compiler, [...args, '-o', output]);
+  assert.equal(result.status, 0, `${compiler}: ${result.stderr}`);
+  return output;
+}
+
+// Natively against Linux's own file system.
+const linux = (name) => build('gcc', [...C_FLAGS, source(name)], path.join(scratch, `${name}-linux`));
+// Natively against wasmscale's core, under a sanitizer.
+const core = (name, sanitizer) => build('clang-14', [...C_FLAGS, `-fsanitize=${sanitizer}`, '-fno-sanitize-recover=all',
+  '-DWS_TEST_CORE', source(name), ...CORE_SOURCES], path.join(scratch, `${name}-core-${sanitizer.split(',')[0]}`));
+
+const WASM_FLAGS = ['-O2', '-pthread', '-sPROXY_TO_PTHREAD', '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=6',
+  '-sALLOW_MEMORY_GROWTH=1', '-Wno-pthreads-mem-growth', '-Wno-unused-function'];
+const built = new Map();
+// In Wasm against wasmscale's file system; the output must not contain Emscripten's JS FS.
+function wasm(name, extra = []) {
+  const key = [name, ...extra].join(' ');
+  if (built.has(key)) return built.get(key);
+  const output = build(DRIVER, ['--fs=wasmscale', ...WASM_FLAGS, ...extra, source(name)],
+    path.join(scratch, `${name}${built.size}.js`));
+  const glue = fs.readFileSync(output, 'utf8');
+  // getenv links a small SYSCALLS helper without any file system (printChar for the no-FS
+  // console): these markers name the JS file system itself and its syscall helpers.
+  for (const marker of ['FS.', 'MEMFS', 'TTY.', 'getStreamFromFD', 'doStat', 'calculateAt']) {
+    assert.ok(!glue.includes(marker), `${name}: the built .js contains "${marker}": a JS file system was linked`);
+  }
+  built.set(key, output);
+  return output;
+}
+
+function expectOutput(result, pattern) {
+  assert.equal(result.status, 0, (result.stdout + result.stderr).slice(-4000));
+  assert.match(result.stdout, pattern);
+}
+
+const CONFORMANCE = /conformance: (\d+) cases, 0 failed/;
+const cases = (result) => Number(CONFORMANCE.exec(result.stdout)?.[1]);
+
+let chromium;
+before(async () => {
+  chromium = new ChromiumHost(scratch);
+  await chromium.start();
+});
+after(async () => {
+  await chromium?.close();
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+async function inChromium(program, args = []) {
+  const { lines, exitCode } = await chromium.run(program, args, { timeoutMs: 120000 });
+  return { status: exitCode, stdout: lines.join('\n') + '\n', stderr: '' };
+}
+
+test('conformance: Linux and wasmscale in Wasm give the table\'s answers, case for case', () => {
+  const native = run(linux('conformance'), []);
+  expectOutput(native, CONFORMANCE);
+  const wasmRun = runWasm(wasm('conformance'));
+  expectOutput(wasmRun, CONFORMANCE);
+  assert.equal(cases(wasmRun), cases(native), 'both ran every case');
+  assert.ok(cases(native) >= 200, `only ${cases(native)} cases`);
+});
+
+test('conformance in Chromium', async () => {
+  expectOutput(await inChromium(wasm('conformance')), CONFORMANCE);
+});
+
+test('fsx random operations: Linux, the core under ASan+UBSan, Wasm on Node and in Chromium', async () => {
+  const matched = /fsx: seed \d+: \d+ operations .* matched/;
+  expectOutput(run(linux('fsx'), []), matched);
+  expectOutput(run(core('fsx', 'address,undefined'), ['8000']), matched);
+  expectOutput(runWasm(wasm('fsx'), ['8000']), matched);
+  // A seed from the environment (WS_FSX_SEED replays a failure), else one that differs per run;
+  // Wasm programs do not see the host's environment, so it goes as an argument.
+  const seed = process.env.WS_FSX_SEED || String(Date.now() % 1000000007);
+  expectOutput(runWasm(wasm('fsx'), ['4000', seed]), new RegExp(`fsx: seed ${seed}: 4000 operations .* matched`));
+  expectOutput(await inChromium(wasm('fsx'), ['4000']), matched);
+});
+
+test('threads: many threads create, rename, read and delete; the final state is verified', async () => {
+  const verified = /threads: \d+ threads x \d+ rounds: final state verified/;
+  expectOutput(run(linux('threads'), ['4', '40']), verified);
+  const tsan = run(core('threads', 'thread'), ['4', '40']);
+  assert.doesNotMatch(tsan.stderr, /ThreadSanitizer/, tsan.stderr.slice(0, 4000));
+  expectOutput(tsan, verified);
+  expectOutput(run(core('threads', 'address,undefined'), ['4', '40']), verified);
+  expectOutput(runWasm(wasm('threads'), ['4', '60']), verified);
+  expectOutput(await inChromium(wasm('threads'), ['4', '60']), verified);
+});
+
+test('console: lines from 4 threads arrive whole, and the unfinished last line at exit', () => {
+  const result = runWasm(wasm('console'));
+  assert.equal(result.status, 0, result.stderr);
+  const lines = result.stdout.split('\n');
+  const last = lines.pop();
+  assert.equal(last, 'last words without a newline');
+  assert.equal(lines.length, 800);
+  for (const line of lines) assert.match(line, /^thread \d line \d+ end$/);
+  assert.equal(new Set(lines).size, 800, 'every line once');
+  assert.equal(result.stderr.trim().split('\n').filter((line) => /^thread \d done$/.test(line)).length, 4);
+});
+
+test('console in Chromium: worker threads print through the browser console', async () => {
+  const result = await inChromium(wasm('console'));
+  assert.equal(result.status, 0, result.stdout.slice(-2000));
+  const lines = result.stdout.split('\n').filter((line) => /^thread \d line \d+ end$/.test(line));
+  assert.equal(new Set(lines).size, 800);
+  assert.match(result.stdout, /last words without a newline/);
+});
+
+test('faults: injected backend failures, EXDEV between mounts, ENOSPC leave data intact', () => {
+  expectOutput(runWasm(wasm('faults', ['-I' + path.join(ROOT, 'include'), '-sMAXIMUM_MEMORY=64MB'])), /faults: all passed/);
+});
