@@ -12,6 +12,11 @@ uint32_t ws_fs_umask(uint32_t mask) { return atomic_exchange(&umask_bits, mask &
 uint32_t ws_fs_current_umask(void) { return atomic_load(&umask_bits); }
 
 static void fill_stat(ws_node *node, ws_stat *out) {
+  if (atomic_load_explicit(&node->time_marks, memory_order_relaxed) != 0) {
+    pthread_rwlock_wrlock(&node->lock);
+    ws_node_resolve_times(node);
+    pthread_rwlock_unlock(&node->lock);
+  }
   pthread_rwlock_rdlock(&node->lock);
   *out = (ws_stat){
       .dev = node->mount != NULL ? node->mount->id : 0,
@@ -110,6 +115,7 @@ int ws_fs_utimensat(int dirfd, const char *path, const struct timespec times[2],
   ws_now(&now);
   ws_node *node = walk.node;
   pthread_rwlock_wrlock(&node->lock);
+  ws_node_resolve_times(node);  // earlier marks must not override the times given here
   for (int i = 0; i < 2; i++) {
     const struct timespec *given = times != NULL ? &times[i] : NULL;
     if (given != NULL && given->tv_nsec == UTIME_OMIT) continue;

@@ -114,6 +114,7 @@ struct ws_node {
   uint64_t size;   // bytes (symlinks: target length)
   uint64_t blocks; // 512-byte units of data held
   struct timespec atime, mtime, ctime;
+  _Atomic uint8_t time_marks;  // WS_MARK_*: times marked for update, set at the next stat
   // Directories: the containing directory (not a reference: a linked directory's parent
   // outlives it), NULL once removed; its name there, for getcwd. Both under rename_lock.
   ws_node *parent;
@@ -131,7 +132,12 @@ void ws_node_ref(ws_node *node);
 // Records where a new directory lives (for ".." and getcwd); backends call it on creation.
 int ws_node_place(ws_node *dir, ws_node *parent, const char *name, size_t length);
 void ws_node_unref(ws_node *node);
-void ws_node_touch(ws_node *node, bool modified);  // mtime (if modified) and ctime to now
+// Marks ctime (and mtime if modified) for update. POSIX lets an implementation set marked
+// times at a later "update point"; here that is the next stat (ws_node_resolve_times), which
+// keeps a clock call (a JS call in Wasm) out of every write.
+enum { WS_MARK_CTIME = 1, WS_MARK_MTIME = 2 };
+void ws_node_touch(ws_node *node, bool modified);
+void ws_node_resolve_times(ws_node *node);  // with the node's write lock
 void ws_now(struct timespec *now);
 // 0 if the caller may access `node` as `want` (R_OK | W_OK | X_OK bits), else -EACCES.
 // wasmscale runs as one user that owns every file, so the owner bits decide.

@@ -55,8 +55,19 @@ void ws_node_unref(ws_node *node) {
 }
 
 void ws_node_touch(ws_node *node, bool modified) {
-  ws_now(&node->ctime);
-  if (modified) node->mtime = node->ctime;
+  uint8_t marks = WS_MARK_CTIME | (modified ? WS_MARK_MTIME : 0);
+  if ((atomic_load_explicit(&node->time_marks, memory_order_relaxed) & marks) != marks) {
+    atomic_fetch_or_explicit(&node->time_marks, marks, memory_order_relaxed);
+  }
+}
+
+void ws_node_resolve_times(ws_node *node) {
+  uint8_t marks = atomic_exchange_explicit(&node->time_marks, 0, memory_order_relaxed);
+  if (marks == 0) return;
+  struct timespec now;
+  ws_now(&now);
+  node->ctime = now;
+  if (marks & WS_MARK_MTIME) node->mtime = now;
 }
 
 int ws_node_permits(const ws_node *node, int want) {
