@@ -33,16 +33,20 @@ WASM_PLATFORM   := src/platform/emscripten/prim.c src/platform/emscripten/sbrk.c
 NATIVE_PLATFORM := src/platform/posix/prim.c
 ALLOC_WARNINGS  := -std=c11 -Wall -Wextra -Werror -Iinclude
 
-# $(call alloc_library,VARIANT,COMPILER,ARCHIVER,FLAGS,PLATFORM_SOURCES)
-define alloc_library
-$(BUILD)/obj/$(1)/%.o: %.c $(ALLOC_HEADERS)
+# $(call c_library,LIBRARY,VARIANT,OBJECT_DIR,COMPILER,ARCHIVER,FLAGS,HEADERS,SOURCES): compiles
+# SOURCES into build/obj/OBJECT_DIR/ and archives them as build/lib/VARIANT/libwasmscale-LIBRARY.a.
+define c_library
+$(BUILD)/obj/$(3)/%.o: %.c $(7)
 	@mkdir -p $$(@D)
-	@$(2) $(ALLOC_WARNINGS) $(4) -c $$< -o $$@
-$(BUILD)/lib/$(1)/libwasmscale-alloc.a: $$(patsubst %.c,$(BUILD)/obj/$(1)/%.o,$(ALLOC_SOURCES) $(5))
+	@$(4) $(6) -c $$< -o $$@
+$(BUILD)/lib/$(2)/libwasmscale-$(1).a: $$(patsubst %.c,$(BUILD)/obj/$(3)/%.o,$(8))
 	@mkdir -p $$(@D)
 	@echo "build: $$@"
-	@rm -f $$@ && $(3) rcs $$@ $$^
+	@rm -f $$@ && $(5) rcs $$@ $$^
 endef
+
+# $(call alloc_library,VARIANT,COMPILER,ARCHIVER,FLAGS,PLATFORM_SOURCES)
+alloc_library = $(call c_library,alloc,$(1),$(1),$(2),$(3),$(ALLOC_WARNINGS) $(4),$(ALLOC_HEADERS),$(ALLOC_SOURCES) $(5))
 $(eval $(call alloc_library,wasm-mt,$(EMCC),$(EMAR),-O2 -pthread,$(WASM_PLATFORM)))
 $(eval $(call alloc_library,wasm-st,$(EMCC),$(EMAR),-O2,$(WASM_PLATFORM)))
 $(eval $(call alloc_library,wasm-mt-checked,$(EMCC),$(EMAR),-O2 -pthread -DWS_CHECKED=1,$(WASM_PLATFORM)))
@@ -66,15 +70,7 @@ FS_NATIVE   := $(FS_CORE) src/platform/posix/prim.c
 FS_WARNINGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
 
 # $(call fs_library,VARIANT,COMPILER,ARCHIVER,FLAGS,SOURCES)
-define fs_library
-$(BUILD)/obj/fs-$(1)/%.o: %.c $(FS_HEADERS)
-	@mkdir -p $$(@D)
-	@$(2) $(FS_WARNINGS) $(4) -c $$< -o $$@
-$(BUILD)/lib/$(1)/libwasmscale-fs.a: $$(patsubst %.c,$(BUILD)/obj/fs-$(1)/%.o,$(5))
-	@mkdir -p $$(@D)
-	@echo "build: $$@"
-	@rm -f $$@ && $(3) rcs $$@ $$^
-endef
+fs_library = $(call c_library,fs,$(1),fs-$(1),$(2),$(3),$(FS_WARNINGS) $(4),$(FS_HEADERS),$(5))
 $(eval $(call fs_library,wasm-mt,$(EMCC),$(EMAR),-O2 -pthread,$(FS_WASM)))
 $(eval $(call fs_library,wasm-st,$(EMCC),$(EMAR),-O2,$(FS_WASM)))
 $(eval $(call fs_library,native,$(CC),ar,-O2 -g -pthread,$(FS_NATIVE)))

@@ -18,7 +18,6 @@
 
 static _Atomic uintptr_t slots[WS_FD_MAX];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static int open_count;  // under table_lock
 
 ws_file *ws_file_new(ws_node *node, int flags) {
   ws_file *file = calloc(1, sizeof *file);
@@ -90,7 +89,6 @@ int ws_fd_install(ws_file *file, int minimum, int fd_flags) {
   for (int fd = minimum; fd < WS_FD_MAX; fd++) {
     if (atomic_load_explicit(&slots[fd], memory_order_relaxed) == 0) {
       atomic_store_explicit(&slots[fd], (uintptr_t)file | (uintptr_t)(fd_flags & WS_FD_CLOEXEC), memory_order_release);
-      open_count++;
       pthread_mutex_unlock(&table_lock);
       return fd;
     }
@@ -103,7 +101,6 @@ int ws_fd_install_at(ws_file *file, int fd, int fd_flags) {
   if (fd < 0 || fd >= WS_FD_MAX) return -EBADF;
   pthread_mutex_lock(&table_lock);
   uintptr_t old = swap_slot(fd, (uintptr_t)file | (uintptr_t)(fd_flags & WS_FD_CLOEXEC));
-  if (old == 0) open_count++;
   pthread_mutex_unlock(&table_lock);
   ws_file_unref((ws_file *)(old & ~SLOT_FLAGS));
   return fd;
@@ -113,7 +110,6 @@ int ws_fd_close(int fd) {
   if (fd < 0 || fd >= WS_FD_MAX) return -EBADF;
   pthread_mutex_lock(&table_lock);
   uintptr_t old = settled(fd) == 0 ? 0 : swap_slot(fd, 0);
-  if (old != 0) open_count--;
   pthread_mutex_unlock(&table_lock);
   if (old == 0) return -EBADF;
   ws_file_unref((ws_file *)(old & ~SLOT_FLAGS));
@@ -138,11 +134,4 @@ int ws_fd_set_flags(int fd, int fd_flags) {
   }
   pthread_mutex_unlock(&table_lock);
   return result;
-}
-
-int ws_fd_open_count(void) {
-  pthread_mutex_lock(&table_lock);
-  int count = open_count;
-  pthread_mutex_unlock(&table_lock);
-  return count;
 }

@@ -142,6 +142,9 @@ void ws_now(struct timespec *now);
 // 0 if the caller may access `node` as `want` (R_OK | W_OK | X_OK bits), else -EACCES.
 // wasmscale runs as one user that owns every file, so the owner bits decide.
 int ws_node_permits(const ws_node *node, int want);
+// 0 if names may be added to directory `dir` (locked): it still exists (else -ENOENT) and the
+// caller may write and search it (else -EACCES).
+int ws_dir_may_add(const ws_node *dir);
 
 static inline bool ws_is_dir(const ws_node *node) { return node->type == S_IFDIR; }
 
@@ -228,7 +231,6 @@ ws_file *ws_fd_get(int fd);  // referenced, or NULL (EBADF)
 int ws_fd_close(int fd);
 int ws_fd_get_flags(int fd);
 int ws_fd_set_flags(int fd, int fd_flags);
-int ws_fd_open_count(void);
 
 // ----- record locks (locks.c) ---------------------------------------------------------------
 struct flock;
@@ -242,6 +244,7 @@ int64_t ws_node_write(ws_file *file, ws_node *node, const void *buffer, size_t l
 int64_t ws_device_read(enum ws_device device, void *buffer, size_t length);
 int64_t ws_device_write(enum ws_device device, const void *buffer, size_t length);
 int ws_devices_create(ws_node *dev_dir);
+void ws_console_write(int stream, const char *data, size_t length);  // console.c
 void ws_console_flush(void);
 
 ws_pipe *ws_pipe_new(void);  // ws_node_new makes one for every FIFO node

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -149,7 +150,7 @@ int64_t ws_fs_lseek(int fd, int64_t offset, int whence) {
     }
     if (base < 0) {
       result = -EINVAL;
-    } else if ((offset > 0 && base > INT64_MAX - offset) ) {
+    } else if (offset > 0 && base > INT64_MAX - offset) {
       result = -EOVERFLOW;
     } else if (base + offset < 0) {
       result = -EINVAL;
@@ -195,7 +196,7 @@ int ws_fs_truncate(const char *path, int64_t size) {
     error = -EISDIR;
   } else if (node->type != S_IFREG) {
     error = -EINVAL;
-  } else if ((error = ws_node_permits(node, 2)) == 0) {
+  } else if ((error = ws_node_permits(node, W_OK)) == 0) {
     error = truncate_node(node, size);
   }
   ws_walk_done(&walk);

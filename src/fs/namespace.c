@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -24,7 +25,7 @@ static int create_node(ws_walk *walk, uint32_t mode, const char *target) {
   if (walk->node != NULL || walk->length == 0 || is_dot_or_dotdot(walk)) return -EEXIST;
   ws_node *dir = walk->dir, *child = NULL;
   pthread_rwlock_wrlock(&dir->lock);
-  int error = dir->nlink == 0 ? -ENOENT : ws_node_permits(dir, 2 | 1);
+  int error = ws_dir_may_add(dir);
   if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child) == 0 ? -EEXIST : 0;
   if (error == 0) error = ws_b_create(dir, walk->name, walk->length, mode, target, &child);
   if (error == 0) ws_node_touch(dir, true);
@@ -95,7 +96,7 @@ static int remove_dir(ws_walk *walk) {
   ws_node *dir = walk->dir, *child = NULL;
   pthread_mutex_lock(&rename_lock);
   pthread_rwlock_wrlock(&dir->lock);
-  int error = ws_node_permits(dir, 2 | 1);
+  int error = ws_node_permits(dir, W_OK | X_OK);
   if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child);
   if (error == 0 && !ws_is_dir(child)) error = -ENOTDIR;
   if (error == 0 && (atomic_load(&child->mounted) != NULL || child == ws_root())) error = -EBUSY;
@@ -120,7 +121,7 @@ static int remove_dir(ws_walk *walk) {
 static int remove_file(ws_walk *walk) {
   ws_node *dir = walk->dir, *child = NULL;
   pthread_rwlock_wrlock(&dir->lock);
-  int error = ws_node_permits(dir, 2 | 1);
+  int error = ws_node_permits(dir, W_OK | X_OK);
   if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child);
   if (error == 0 && ws_is_dir(child)) error = -EISDIR;
   if (error == 0) error = ws_b_unlink(dir, walk->name, walk->length);
@@ -168,8 +169,8 @@ static bool is_ancestor(const ws_node *ancestor, const ws_node *node) {
 
 // The checks and the backend call of a rename, with both directories locked.
 static int rename_locked(ws_walk *from, ws_walk *to, ws_node **source, ws_node **target, char **new_name) {
-  int error = ws_node_permits(from->dir, 2 | 1);
-  if (error == 0) error = ws_node_permits(to->dir, 2 | 1);
+  int error = ws_node_permits(from->dir, W_OK | X_OK);
+  if (error == 0) error = ws_node_permits(to->dir, W_OK | X_OK);
   if (error == 0 && (from->dir->nlink == 0 || to->dir->nlink == 0)) error = -ENOENT;
   if (error == 0) error = ws_b_lookup(from->dir, from->name, from->length, source);
   if (error != 0) return error;
@@ -284,7 +285,7 @@ int ws_fs_linkat(int old_dirfd, const char *old_path, int new_dirfd, const char 
   } else {
     ws_node *existing = NULL;
     pthread_rwlock_wrlock(&dir->lock);
-    error = dir->nlink == 0 ? -ENOENT : ws_node_permits(dir, 2 | 1);
+    error = ws_dir_may_add(dir);
     if (error == 0) error = ws_b_lookup(dir, to.name, to.length, &existing) == 0 ? -EEXIST : 0;
     if (error == 0) {
       pthread_rwlock_wrlock(&node->lock);
@@ -306,7 +307,7 @@ int ws_fs_linkat(int old_dirfd, const char *old_path, int new_dirfd, const char 
 
 static int change_dir(ws_node *node) {
   if (!ws_is_dir(node)) return -ENOTDIR;
-  int error = ws_node_permits(node, 1);
+  int error = ws_node_permits(node, X_OK);
   return error != 0 ? error : ws_set_cwd(node);
 }
 

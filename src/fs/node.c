@@ -70,6 +70,8 @@ void ws_node_resolve_times(ws_node *node) {
   if (marks & WS_MARK_MTIME) node->mtime = now;
 }
 
+int ws_dir_may_add(const ws_node *dir) { return dir->nlink == 0 ? -ENOENT : ws_node_permits(dir, W_OK | X_OK); }
+
 int ws_node_permits(const ws_node *node, int want) {
   uint32_t granted = (node->mode >> 6) & 7;  // owner bits: r=4, w=2, x=1, like R_OK/W_OK/X_OK
   return (granted & (uint32_t)want) == (uint32_t)want ? 0 : -EACCES;

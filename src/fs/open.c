@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -15,7 +16,7 @@ static int create_file(ws_walk *walk, int flags, uint32_t mode, bool *created) {
   ws_node *dir = walk->dir;
   if (walk->length == 0 || walk->trailing_slash) return -EISDIR;
   pthread_rwlock_wrlock(&dir->lock);
-  int error = dir->nlink == 0 ? -ENOENT : ws_node_permits(dir, 2 | 1);  // W_OK | X_OK
+  int error = ws_dir_may_add(dir);
   if (error == 0) {
     error = ws_b_lookup(dir, walk->name, walk->length, &walk->node);
     if (error == 0) {
@@ -55,7 +56,7 @@ static int check_open(ws_node *node, int flags, bool created) {
   if (ws_is_dir(node) && (access != O_RDONLY || (flags & (O_CREAT | O_TRUNC)))) return -EISDIR;
   if (access == O_ACCMODE) return -EINVAL;
   if (created) return 0;  // the creator may open it in any mode, whatever mode bits it got
-  int want = (access != O_WRONLY ? 4 : 0) | (access != O_RDONLY || (flags & O_TRUNC) ? 2 : 0);
+  int want = (access != O_WRONLY ? R_OK : 0) | (access != O_RDONLY || (flags & O_TRUNC) ? W_OK : 0);
   return ws_node_permits(node, want);
 }
 
@@ -119,7 +120,10 @@ int ws_fs_dup3(int fd, int new_fd, int flags) {
 
 int ws_fs_fcntl(int fd, int command, intptr_t argument) {
   switch (command) {
-    case F_GETFD: return ws_fd_get_flags(fd) < 0 ? -EBADF : (ws_fd_get_flags(fd) ? FD_CLOEXEC : 0);
+    case F_GETFD: {
+      int fd_flags = ws_fd_get_flags(fd);
+      return fd_flags < 0 ? fd_flags : (fd_flags & WS_FD_CLOEXEC) ? FD_CLOEXEC : 0;
+    }
     case F_SETFD: return ws_fd_set_flags(fd, (argument & FD_CLOEXEC) ? WS_FD_CLOEXEC : 0);
     default: break;
   }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -81,7 +82,7 @@ int ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk) {
       error = -ENOTDIR;
       break;
     }
-    if ((error = ws_node_permits(dir, 1 /* X_OK */)) != 0) break;
+    if ((error = ws_node_permits(dir, X_OK)) != 0) break;
     if (last && (flags & WS_WALK_PARENT)) {
       walk->dir = dir;
       walk->name = name;

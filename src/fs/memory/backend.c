@@ -27,15 +27,20 @@ static int memory_lookup(ws_node *dir, const char *name, size_t length, ws_node 
   return 0;
 }
 
+// An entry naming `node`, with room for it in `dir`: after this, putting it cannot fail.
+static int prepare_entry(ws_node *dir, const char *name, size_t length, ws_node *node, mem_entry **entry) {
+  *entry = mem_entry_new(name, length, node);
+  if (*entry == NULL) return -ENOSPC;
+  int error = mem_dir_reserve(dir->data);
+  if (error != 0) free(*entry);
+  return error;
+}
+
 // Adds an entry naming `node` (taking one reference for it), or fails having changed nothing.
 static int add_entry(ws_node *dir, const char *name, size_t length, ws_node *node) {
-  mem_entry *entry = mem_entry_new(name, length, node);
-  if (entry == NULL) return -ENOSPC;
-  int error = mem_dir_reserve(dir->data);
-  if (error != 0) {
-    free(entry);
-    return error;
-  }
+  mem_entry *entry;
+  int error = prepare_entry(dir, name, length, node, &entry);
+  if (error != 0) return error;
   ws_node_ref(node);
   mem_dir_put(dir->data, entry);
   return 0;
@@ -82,13 +87,9 @@ static int memory_rename(ws_node *from_dir, const char *from, size_t from_length
   ws_node *node = mem_dir_find(from_dir->data, from, from_length);
   if (node == NULL) return -ENOENT;
   // Everything that can fail happens before anything changes.
-  mem_entry *entry = mem_entry_new(to, to_length, node);
-  if (entry == NULL) return -ENOSPC;
-  int error = mem_dir_reserve(to_dir->data);
-  if (error != 0) {
-    free(entry);
-    return error;
-  }
+  mem_entry *entry;
+  int error = prepare_entry(to_dir, to, to_length, node, &entry);
+  if (error != 0) return error;
   ws_node *replaced = mem_dir_take(to_dir->data, to, to_length);
   if (replaced != NULL && ws_is_dir(replaced)) to_dir->nlink--;
   mem_dir_take(from_dir->data, from, from_length);  // its reference moves to the new entry
