@@ -109,6 +109,16 @@ test('threads: many threads create, rename, read and delete; the final state is 
   expectOutput(await inChromium(wasm('threads'), ['4', '60']), verified);
 });
 
+test('sharing: one description, one file and a reused descriptor number under many threads', async () => {
+  const consistent = /sharing: \d+ threads x \d+ rounds: all consistent/;
+  const tsan = run(core('sharing', 'thread'), ['4', '300']);
+  assert.doesNotMatch(tsan.stderr, /ThreadSanitizer/, tsan.stderr.slice(0, 4000));
+  expectOutput(tsan, consistent);
+  expectOutput(run(core('sharing', 'address,undefined'), ['4', '300']), consistent);
+  expectOutput(runWasm(wasm('sharing'), ['4', '300']), consistent);
+  expectOutput(await inChromium(wasm('sharing'), ['4', '200']), consistent);
+});
+
 test('console: lines from 4 threads arrive whole, and the unfinished last line at exit', () => {
   const result = runWasm(wasm('console'));
   assert.equal(result.status, 0, result.stderr);

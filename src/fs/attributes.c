@@ -13,11 +13,11 @@ uint32_t ws_fs_current_umask(void) { return atomic_load(&umask_bits); }
 
 static void fill_stat(ws_node *node, ws_stat *out) {
   if (atomic_load_explicit(&node->time_marks, memory_order_relaxed) != 0) {
-    pthread_rwlock_wrlock(&node->lock);
+    ws_rwlock_write(&node->lock);
     ws_node_resolve_times(node);
-    pthread_rwlock_unlock(&node->lock);
+    ws_rwlock_unlock(&node->lock);
   }
-  pthread_rwlock_rdlock(&node->lock);
+  ws_rwlock_read(&node->lock);
   *out = (ws_stat){
       .dev = node->mount != NULL ? node->mount->id : 0,
       .ino = node->ino,
@@ -31,7 +31,7 @@ static void fill_stat(ws_node *node, ws_stat *out) {
       .mtime = node->mtime,
       .ctime = node->ctime,
   };
-  pthread_rwlock_unlock(&node->lock);
+  ws_rwlock_unlock(&node->lock);
 }
 
 int ws_fs_fstat(int fd, ws_stat *out) {
@@ -66,10 +66,10 @@ int ws_fs_fstatat(int dirfd, const char *path, ws_stat *out, int flags) {
 }
 
 static void change_mode(ws_node *node, uint32_t mode) {
-  pthread_rwlock_wrlock(&node->lock);
+  ws_rwlock_write(&node->lock);
   atomic_store(&node->mode, node->type | (mode & 07777));
   ws_node_touch(node, false);
-  pthread_rwlock_unlock(&node->lock);
+  ws_rwlock_unlock(&node->lock);
 }
 
 int ws_fs_fchmodat(int dirfd, const char *path, uint32_t mode, int flags) {
@@ -114,7 +114,7 @@ int ws_fs_utimensat(int dirfd, const char *path, const struct timespec times[2],
   struct timespec now;
   ws_now(&now);
   ws_node *node = walk.node;
-  pthread_rwlock_wrlock(&node->lock);
+  ws_rwlock_write(&node->lock);
   ws_node_resolve_times(node);  // earlier marks must not override the times given here
   for (int i = 0; i < 2; i++) {
     const struct timespec *given = times != NULL ? &times[i] : NULL;
@@ -127,7 +127,7 @@ int ws_fs_utimensat(int dirfd, const char *path, const struct timespec times[2],
     }
   }
   node->ctime = now;
-  pthread_rwlock_unlock(&node->lock);
+  ws_rwlock_unlock(&node->lock);
   ws_walk_done(&walk);
   return 0;
 }

@@ -1,41 +1,55 @@
 // Open file descriptions and the descriptor table.
 //
-// The table is an array of atomic words: a ws_file pointer with two flag bits. Looking a
-// descriptor up (every read/write) marks its slot busy for the instant it takes a reference,
-// so a close on another thread cannot free the description in between; different descriptors
-// never touch the same word. Installing and closing also take table_lock, which keeps "lowest
-// free descriptor" and dup2's replace atomic.
+// Looking a descriptor up (every read, write and lseek) only reads the table: it loads the
+// slot, takes a reference on the description unless its count is already zero, and checks
+// the slot still holds it. That is safe because descriptions are never given back to malloc:
+// a closed one goes to a free list and is reused as a description, so a lookup that raced
+// with close touches a counter, never freed memory. Threads using different descriptors so
+// write no shared word (slots sit next to each other; descriptions have cache lines of their
+// own). Installing and closing take table_lock, which keeps "lowest free descriptor" and
+// dup2's replace atomic.
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
 #define SLOT_CLOEXEC ((uintptr_t)WS_FD_CLOEXEC)
-#define SLOT_BUSY ((uintptr_t)2)
-#define SLOT_FLAGS (SLOT_CLOEXEC | SLOT_BUSY)
+#define CACHE_LINE 64
 
-static _Atomic uintptr_t slots[WS_FD_MAX];
+static _Atomic uintptr_t slots[WS_FD_MAX];  // a description's address | SLOT_CLOEXEC
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static ws_file *spare;  // closed descriptions, linked through `node`
 
-ws_file *ws_file_new(ws_node *node, int flags) {
-  ws_file *file = calloc(1, sizeof *file);
-  if (file == NULL) return NULL;
-  if (pthread_mutex_init(&file->position_lock, NULL) != 0) {
-    free(file);
-    return NULL;
+static ws_file *file_alloc(void) {
+  pthread_mutex_lock(&spare_lock);
+  ws_file *file = spare;
+  if (file != NULL) spare = (ws_file *)file->node;
+  pthread_mutex_unlock(&spare_lock);
+  if (file == NULL) {
+    _Static_assert(sizeof(ws_file) <= CACHE_LINE, "a description fits a cache line");
+    file = aligned_alloc(CACHE_LINE, CACHE_LINE);
+    if (file == NULL) return NULL;
+    atomic_init(&file->refs, 0);
   }
-  atomic_init(&file->refs, 1);
-  atomic_init(&file->flags, flags);
-  file->node = node;
-  file->lock_owner = (uint64_t)(uintptr_t)file;
-  if (node->mount != NULL) atomic_fetch_add(&node->mount->open_files, 1);
-  if (node->pipe != NULL) ws_pipe_open_end(node->pipe, flags & O_ACCMODE);
   return file;
 }
 
-void ws_file_ref(ws_file *file) { atomic_fetch_add_explicit(&file->refs, 1, memory_order_relaxed); }
+ws_file *ws_file_new(ws_node *node, int flags) {
+  ws_file *file = file_alloc();
+  if (file == NULL) return NULL;
+  atomic_init(&file->flags, flags);
+  file->node = node;
+  file->position_lock = (ws_rwlock)WS_RWLOCK_INIT;
+  file->position = 0;
+  file->lock_owner = (uint64_t)(uintptr_t)file;
+  if (node->mount != NULL) atomic_fetch_add(&node->mount->open_files, 1);
+  if (node->pipe != NULL) ws_pipe_open_end(node->pipe, flags & O_ACCMODE);
+  atomic_store_explicit(&file->refs, 1, memory_order_release);  // now lookups may take it
+  return file;
+}
 
 void ws_file_unref(ws_file *file) {
   if (file == NULL || atomic_fetch_sub_explicit(&file->refs, 1, memory_order_acq_rel) != 1) return;
@@ -43,44 +57,40 @@ void ws_file_unref(ws_file *file) {
   ws_locks_release(node, file->lock_owner);
   if (node->pipe != NULL) ws_pipe_close_end(node->pipe, atomic_load(&file->flags) & O_ACCMODE);
   if (node->mount != NULL) atomic_fetch_sub(&node->mount->open_files, 1);
-  pthread_mutex_destroy(&file->position_lock);
   ws_node_unref(node);
-  free(file);
+  pthread_mutex_lock(&spare_lock);
+  file->node = (ws_node *)spare;
+  spare = file;
+  pthread_mutex_unlock(&spare_lock);
 }
 
-// Waits until the slot is not busy and returns its value (0 when free).
-static uintptr_t settled(int fd) {
-  for (;;) {
-    uintptr_t value = atomic_load_explicit(&slots[fd], memory_order_acquire);
-    if ((value & SLOT_BUSY) == 0) return value;
-    sched_yield();
-  }
+// A reference unless the count is zero (the description is closed, or being reused).
+static bool try_ref(ws_file *file) {
+  uint32_t refs = atomic_load_explicit(&file->refs, memory_order_relaxed);
+  do {
+    if (refs == 0) return false;
+  } while (!atomic_compare_exchange_weak_explicit(&file->refs, &refs, refs + 1, memory_order_acquire,
+                                                  memory_order_relaxed));
+  return true;
 }
 
 ws_file *ws_fd_get(int fd) {
   ws_fs_init();  // descriptors 0-2 exist before any file is opened
   if (fd < 0 || fd >= WS_FD_MAX) return NULL;
   for (;;) {
-    uintptr_t value = settled(fd);
+    uintptr_t value = atomic_load_explicit(&slots[fd], memory_order_acquire);
     if (value == 0) return NULL;
-    if (atomic_compare_exchange_weak_explicit(&slots[fd], &value, value | SLOT_BUSY, memory_order_acquire,
-                                              memory_order_relaxed)) {
-      ws_file *file = (ws_file *)(value & ~SLOT_FLAGS);
-      ws_file_ref(file);
-      atomic_store_explicit(&slots[fd], value, memory_order_release);
-      return file;
+    ws_file *file = (ws_file *)(value & ~SLOT_CLOEXEC);
+    if (try_ref(file)) {
+      if ((atomic_load_explicit(&slots[fd], memory_order_acquire) & ~SLOT_CLOEXEC) == (uintptr_t)file) return file;
+      ws_file_unref(file);  // closed (and perhaps reused) meanwhile: look again
     }
   }
 }
 
 // Swaps the slot's value (table_lock held); returns the old one.
 static uintptr_t swap_slot(int fd, uintptr_t value) {
-  for (;;) {
-    uintptr_t old = settled(fd);
-    if (atomic_compare_exchange_weak_explicit(&slots[fd], &old, value, memory_order_acq_rel, memory_order_relaxed)) {
-      return old;
-    }
-  }
+  return atomic_exchange_explicit(&slots[fd], value, memory_order_acq_rel);
 }
 
 int ws_fd_install(ws_file *file, int minimum, int fd_flags) {
@@ -102,23 +112,23 @@ int ws_fd_install_at(ws_file *file, int fd, int fd_flags) {
   pthread_mutex_lock(&table_lock);
   uintptr_t old = swap_slot(fd, (uintptr_t)file | (uintptr_t)(fd_flags & WS_FD_CLOEXEC));
   pthread_mutex_unlock(&table_lock);
-  ws_file_unref((ws_file *)(old & ~SLOT_FLAGS));
+  ws_file_unref((ws_file *)(old & ~SLOT_CLOEXEC));
   return fd;
 }
 
 int ws_fd_close(int fd) {
   if (fd < 0 || fd >= WS_FD_MAX) return -EBADF;
   pthread_mutex_lock(&table_lock);
-  uintptr_t old = settled(fd) == 0 ? 0 : swap_slot(fd, 0);
+  uintptr_t old = atomic_load_explicit(&slots[fd], memory_order_acquire) == 0 ? 0 : swap_slot(fd, 0);
   pthread_mutex_unlock(&table_lock);
   if (old == 0) return -EBADF;
-  ws_file_unref((ws_file *)(old & ~SLOT_FLAGS));
+  ws_file_unref((ws_file *)(old & ~SLOT_CLOEXEC));
   return 0;
 }
 
 int ws_fd_get_flags(int fd) {
   if (fd < 0 || fd >= WS_FD_MAX) return -EBADF;
-  uintptr_t value = settled(fd);
+  uintptr_t value = atomic_load_explicit(&slots[fd], memory_order_acquire);
   return value == 0 ? -EBADF : (int)(value & SLOT_CLOEXEC);
 }
 
@@ -126,7 +136,7 @@ int ws_fd_set_flags(int fd, int fd_flags) {
   if (fd < 0 || fd >= WS_FD_MAX) return -EBADF;
   pthread_mutex_lock(&table_lock);
   int result = 0;
-  uintptr_t value = settled(fd);
+  uintptr_t value = atomic_load_explicit(&slots[fd], memory_order_acquire);
   if (value == 0) {
     result = -EBADF;
   } else {

@@ -37,6 +37,7 @@
 #include <time.h>
 
 #include "core.h"
+#include "rwlock.h"
 #include "wasmscale/fs.h"
 
 // ----- limits ------------------------------------------------------------------------------
@@ -104,7 +105,7 @@ typedef struct ws_pipe ws_pipe;
 
 struct ws_node {
   _Atomic uint32_t refs;
-  pthread_rwlock_t lock;
+  ws_rwlock lock;
   ws_mount *mount;
   uint64_t ino;
   uint32_t type;   // S_IFMT bits: fixed at creation, so read without the lock
@@ -158,8 +159,13 @@ struct ws_mount {
   void *data;        // the backend's
 };
 
-// Sets up the root file system on first use (memory root, /dev, /tmp, fds 0-2). Thread safe.
-void ws_fs_init(void);
+// Sets up the root file system on first use (memory root, /dev, /tmp, fds 0-2). Thread safe;
+// inline because every descriptor call checks it.
+extern _Atomic bool ws_fs_ready;
+void ws_fs_init_once(void);
+static inline void ws_fs_init(void) {
+  if (!atomic_load_explicit(&ws_fs_ready, memory_order_acquire)) ws_fs_init_once();
+}
 ws_node *ws_root(void);
 ws_node *ws_cwd(void);  // referenced
 int ws_set_cwd(ws_node *dir);
@@ -215,13 +221,12 @@ typedef struct ws_file {
   _Atomic uint32_t refs;
   _Atomic int flags;  // O_ACCMODE and status flags (O_APPEND, O_NONBLOCK...)
   ws_node *node;      // referenced
-  pthread_mutex_t position_lock;
+  ws_rwlock position_lock;  // exclusive only
   uint64_t position;  // bytes; for directories the next readdir cookie
   uint64_t lock_owner;  // record locks of this description (F_OFD_*): its identity
 } ws_file;
 
 ws_file *ws_file_new(ws_node *node, int flags);  // takes the caller's node reference
-void ws_file_ref(ws_file *file);
 void ws_file_unref(ws_file *file);
 
 enum { WS_FD_CLOEXEC = 1 };

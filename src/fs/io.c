@@ -27,9 +27,9 @@ int64_t ws_node_read(ws_file *file, ws_node *node, void *buffer, size_t length, 
   bool nonblocking = (atomic_load_explicit(&file->flags, memory_order_relaxed) & O_NONBLOCK) != 0;
   switch (node->type) {
     case S_IFREG: {
-      pthread_rwlock_rdlock(&node->lock);
+      ws_rwlock_read(&node->lock);
       int64_t result = ws_b_read(node, buffer, length, offset);
-      pthread_rwlock_unlock(&node->lock);
+      ws_rwlock_unlock(&node->lock);
       return result;
     }
     case S_IFIFO: return ws_pipe_read(node->pipe, buffer, length, nonblocking);
@@ -44,11 +44,11 @@ static int64_t node_write(ws_file *file, ws_node *node, const void *buffer, size
   int flags = atomic_load_explicit(&file->flags, memory_order_relaxed);
   switch (node->type) {
     case S_IFREG: {
-      pthread_rwlock_wrlock(&node->lock);
+      ws_rwlock_write(&node->lock);
       if (flags & O_APPEND) *offset = node->size;
       int64_t result = ws_b_write(node, buffer, length, *offset);
       if (result > 0) ws_node_touch(node, true);
-      pthread_rwlock_unlock(&node->lock);
+      ws_rwlock_unlock(&node->lock);
       return result;
     }
     case S_IFIFO: return ws_pipe_write(node->pipe, buffer, length, (flags & O_NONBLOCK) != 0);
@@ -85,7 +85,7 @@ static int64_t transfer(int fd, const struct iovec *iov, int count, int64_t offs
     result = -ESPIPE;
   } else {
     bool positioned = offset < 0 && seekable(node);
-    if (positioned) pthread_mutex_lock(&file->position_lock);
+    if (positioned) ws_rwlock_write(&file->position_lock);
     uint64_t at = positioned ? file->position : (uint64_t)(offset < 0 ? 0 : offset);
     for (int i = 0; i < count && result >= 0; i++) {
       if (iov[i].iov_len == 0) continue;
@@ -102,7 +102,7 @@ static int64_t transfer(int fd, const struct iovec *iov, int count, int64_t offs
     }
     if (positioned) {
       file->position = at;
-      pthread_mutex_unlock(&file->position_lock);
+      ws_rwlock_unlock(&file->position_lock);
     }
   }
   ws_file_unref(file);
@@ -137,16 +137,16 @@ int64_t ws_fs_lseek(int fd, int64_t offset, int whence) {
   } else if (!seekable(node)) {
     result = -ESPIPE;
   } else {
-    pthread_mutex_lock(&file->position_lock);
+    ws_rwlock_write(&file->position_lock);
     int64_t base = -1;
     if (whence == SEEK_SET) {
       base = 0;
     } else if (whence == SEEK_CUR) {
       base = (int64_t)file->position;
     } else if (whence == SEEK_END) {
-      pthread_rwlock_rdlock(&node->lock);
+      ws_rwlock_read(&node->lock);
       base = (int64_t)node->size;
-      pthread_rwlock_unlock(&node->lock);
+      ws_rwlock_unlock(&node->lock);
     }
     if (base < 0) {
       result = -EINVAL;
@@ -158,7 +158,7 @@ int64_t ws_fs_lseek(int fd, int64_t offset, int whence) {
       result = base + offset;
       file->position = (uint64_t)result;
     }
-    pthread_mutex_unlock(&file->position_lock);
+    ws_rwlock_unlock(&file->position_lock);
   }
   ws_file_unref(file);
   return result;
@@ -166,11 +166,11 @@ int64_t ws_fs_lseek(int fd, int64_t offset, int whence) {
 
 static int truncate_node(ws_node *node, int64_t size) {
   if (size < 0) return -EINVAL;
-  pthread_rwlock_wrlock(&node->lock);
+  ws_rwlock_write(&node->lock);
   int error = 0;
   if ((uint64_t)size != node->size) error = ws_b_truncate(node, (uint64_t)size);
   if (error == 0) ws_node_touch(node, true);
-  pthread_rwlock_unlock(&node->lock);
+  ws_rwlock_unlock(&node->lock);
   return error;
 }
 
@@ -209,9 +209,9 @@ int ws_fs_fsync(int fd) {
   ws_node *node = file->node;
   int error = 0;
   if (node->type == S_IFREG) {
-    pthread_rwlock_wrlock(&node->lock);
+    ws_rwlock_write(&node->lock);
     error = ws_b_sync(node);
-    pthread_rwlock_unlock(&node->lock);
+    ws_rwlock_unlock(&node->lock);
   } else if (node->type == S_IFCHR) {
     ws_console_flush();
   } else if (node->type == S_IFIFO) {
@@ -239,10 +239,10 @@ int ws_fs_fallocate(int fd, int mode, int64_t offset, int64_t length) {
   } else if (node->type != S_IFREG) {
     error = -ENODEV;
   } else {
-    pthread_rwlock_wrlock(&node->lock);
+    ws_rwlock_write(&node->lock);
     error = ws_b_allocate(node, (uint64_t)offset, (uint64_t)length);
     if (error == 0) ws_node_touch(node, false);
-    pthread_rwlock_unlock(&node->lock);
+    ws_rwlock_unlock(&node->lock);
   }
   ws_file_unref(file);
   return error;
@@ -268,8 +268,8 @@ int ws_fs_getdents(int fd, ws_dirent_sink sink, void *context) {
   ws_node *parent = ws_mount_parent(dir);
   ws_dirent entry;
   int given = 0, result = 0;
-  pthread_mutex_lock(&file->position_lock);
-  pthread_rwlock_rdlock(&dir->lock);
+  ws_rwlock_write(&file->position_lock);
+  ws_rwlock_read(&dir->lock);
   for (;;) {
     uint64_t cookie = file->position, next;
     if (cookie < 2) {
@@ -293,8 +293,8 @@ int ws_fs_getdents(int fd, ws_dirent_sink sink, void *context) {
     file->position = next;
     given++;
   }
-  pthread_rwlock_unlock(&dir->lock);
-  pthread_mutex_unlock(&file->position_lock);
+  ws_rwlock_unlock(&dir->lock);
+  ws_rwlock_unlock(&file->position_lock);
   ws_node_unref(parent);
   ws_file_unref(file);
   return result < 0 ? result : given;

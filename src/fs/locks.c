@@ -87,14 +87,14 @@ static int lock_range(ws_file *file, const struct flock *request, uint64_t *star
   switch (request->l_whence) {
     case SEEK_SET: base = 0; break;
     case SEEK_CUR:
-      pthread_mutex_lock(&file->position_lock);
+      ws_rwlock_write(&file->position_lock);
       base = (int64_t)file->position;
-      pthread_mutex_unlock(&file->position_lock);
+      ws_rwlock_unlock(&file->position_lock);
       break;
     case SEEK_END:
-      pthread_rwlock_rdlock(&file->node->lock);
+      ws_rwlock_read(&file->node->lock);
       base = (int64_t)file->node->size;
-      pthread_rwlock_unlock(&file->node->lock);
+      ws_rwlock_unlock(&file->node->lock);
       break;
     default: return -EINVAL;
   }

@@ -47,9 +47,12 @@ static void build_root(void) {
   open_console("/dev/stdout", O_WRONLY, 1);
   open_console("/dev/stderr", O_WRONLY, 2);
   building = false;
+  atomic_store_explicit(&ws_fs_ready, true, memory_order_release);
 }
 
-void ws_fs_init(void) {
+_Atomic bool ws_fs_ready;
+
+void ws_fs_init_once(void) {
   if (!building) pthread_once(&init_once, build_root);
 }
 
@@ -90,10 +93,10 @@ ws_node *ws_mount_parent(ws_node *dir) {
   while (below->mount->root == below && below->mount->covered != NULL) below = below->mount->covered;
   ws_node_ref(below);
   pthread_mutex_unlock(&mount_lock);
-  pthread_rwlock_rdlock(&below->lock);
+  ws_rwlock_read(&below->lock);
   ws_node *parent = below == root_mount.root ? below : below->parent;
   if (parent != NULL) ws_node_ref(parent);
-  pthread_rwlock_unlock(&below->lock);
+  ws_rwlock_unlock(&below->lock);
   ws_node_unref(below);
   return parent == NULL ? NULL : ws_mount_traverse(parent);
 }
@@ -114,9 +117,9 @@ int ws_fs_mount(const char *path, const ws_fs_backend *backend, const char *opti
   } else {
     uint64_t cookie = 0;
     ws_dirent entry;
-    pthread_rwlock_rdlock(&dir->lock);
+    ws_rwlock_read(&dir->lock);
     int has_entries = ws_b_readdir(dir, 0, &entry, &cookie);
-    pthread_rwlock_unlock(&dir->lock);
+    ws_rwlock_unlock(&dir->lock);
     if (has_entries != 0) error = has_entries < 0 ? has_entries : -ENOTEMPTY;
   }
   if (error == 0) {

@@ -24,12 +24,12 @@ static bool is_dot_or_dotdot(const ws_walk *walk) {
 static int create_node(ws_walk *walk, uint32_t mode, const char *target) {
   if (walk->node != NULL || walk->length == 0 || is_dot_or_dotdot(walk)) return -EEXIST;
   ws_node *dir = walk->dir, *child = NULL;
-  pthread_rwlock_wrlock(&dir->lock);
+  ws_rwlock_write(&dir->lock);
   int error = ws_dir_may_add(dir);
   if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child) == 0 ? -EEXIST : 0;
   if (error == 0) error = ws_b_create(dir, walk->name, walk->length, mode, target, &child);
   if (error == 0) ws_node_touch(dir, true);
-  pthread_rwlock_unlock(&dir->lock);
+  ws_rwlock_unlock(&dir->lock);
   ws_node_unref(child);
   return error;
 }
@@ -76,9 +76,9 @@ int ws_fs_readlinkat(int dirfd, const char *path, char *buffer, size_t size) {
   if (walk.node->type != S_IFLNK) {
     error = -EINVAL;
   } else {
-    pthread_rwlock_rdlock(&walk.node->lock);
+    ws_rwlock_read(&walk.node->lock);
     error = ws_b_readlink(walk.node, buffer, size);
-    pthread_rwlock_unlock(&walk.node->lock);
+    ws_rwlock_unlock(&walk.node->lock);
   }
   ws_walk_done(&walk);
   return error;
@@ -95,13 +95,13 @@ static int check_empty(ws_node *dir) {
 static int remove_dir(ws_walk *walk) {
   ws_node *dir = walk->dir, *child = NULL;
   pthread_mutex_lock(&rename_lock);
-  pthread_rwlock_wrlock(&dir->lock);
+  ws_rwlock_write(&dir->lock);
   int error = ws_node_permits(dir, W_OK | X_OK);
   if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child);
   if (error == 0 && !ws_is_dir(child)) error = -ENOTDIR;
   if (error == 0 && (atomic_load(&child->mounted) != NULL || child == ws_root())) error = -EBUSY;
   if (error == 0) {
-    pthread_rwlock_wrlock(&child->lock);
+    ws_rwlock_write(&child->lock);
     error = check_empty(child);
     if (error == 0) error = ws_b_unlink(dir, walk->name, walk->length);
     if (error == 0) {
@@ -110,9 +110,9 @@ static int remove_dir(ws_walk *walk) {
       ws_node_touch(child, false);
       ws_node_touch(dir, true);
     }
-    pthread_rwlock_unlock(&child->lock);
+    ws_rwlock_unlock(&child->lock);
   }
-  pthread_rwlock_unlock(&dir->lock);
+  ws_rwlock_unlock(&dir->lock);
   pthread_mutex_unlock(&rename_lock);
   ws_node_unref(child);
   return error;
@@ -120,19 +120,19 @@ static int remove_dir(ws_walk *walk) {
 
 static int remove_file(ws_walk *walk) {
   ws_node *dir = walk->dir, *child = NULL;
-  pthread_rwlock_wrlock(&dir->lock);
+  ws_rwlock_write(&dir->lock);
   int error = ws_node_permits(dir, W_OK | X_OK);
   if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child);
   if (error == 0 && ws_is_dir(child)) error = -EISDIR;
   if (error == 0) error = ws_b_unlink(dir, walk->name, walk->length);
   if (error == 0) {
-    pthread_rwlock_wrlock(&child->lock);
+    ws_rwlock_write(&child->lock);
     child->nlink--;
     ws_node_touch(child, false);
-    pthread_rwlock_unlock(&child->lock);
+    ws_rwlock_unlock(&child->lock);
     ws_node_touch(dir, true);
   }
-  pthread_rwlock_unlock(&dir->lock);
+  ws_rwlock_unlock(&dir->lock);
   ws_node_unref(child);
   return error;
 }
@@ -190,9 +190,9 @@ static int rename_locked(ws_walk *from, ws_walk *to, ws_node **source, ws_node *
     if (dir && !ws_is_dir(*target)) return -ENOTDIR;
     if (!dir && ws_is_dir(*target)) return -EISDIR;
     if (dir) {
-      pthread_rwlock_rdlock(&(*target)->lock);
+      ws_rwlock_read(&(*target)->lock);
       error = check_empty(*target);
-      pthread_rwlock_unlock(&(*target)->lock);
+      ws_rwlock_unlock(&(*target)->lock);
       if (error != 0) return error;
     }
   }
@@ -224,23 +224,23 @@ int ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const cha
       first = to.dir;
       second = from.dir;
     }
-    pthread_rwlock_wrlock(&first->lock);
-    if (second != first) pthread_rwlock_wrlock(&second->lock);
+    ws_rwlock_write(&first->lock);
+    if (second != first) ws_rwlock_write(&second->lock);
     error = rename_locked(&from, &to, &source, &target, &new_name);
     if (error == 0) {
       ws_node_touch(from.dir, true);
       ws_node_touch(to.dir, true);
       if (ws_is_dir(source)) {
-        pthread_rwlock_wrlock(&source->lock);
+        ws_rwlock_write(&source->lock);
         free(source->name);
         source->name = new_name;
         new_name = NULL;
         source->parent = to.dir;
         ws_node_touch(source, false);
-        pthread_rwlock_unlock(&source->lock);
+        ws_rwlock_unlock(&source->lock);
       }
       if (target != NULL) {
-        pthread_rwlock_wrlock(&target->lock);
+        ws_rwlock_write(&target->lock);
         if (ws_is_dir(target)) {
           target->nlink = 0;
           target->parent = NULL;
@@ -248,11 +248,11 @@ int ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const cha
           target->nlink--;
         }
         ws_node_touch(target, false);
-        pthread_rwlock_unlock(&target->lock);
+        ws_rwlock_unlock(&target->lock);
       }
     }
-    if (second != first) pthread_rwlock_unlock(&second->lock);
-    pthread_rwlock_unlock(&first->lock);
+    if (second != first) ws_rwlock_unlock(&second->lock);
+    ws_rwlock_unlock(&first->lock);
     pthread_mutex_unlock(&rename_lock);
   }
   free(new_name);
@@ -284,20 +284,20 @@ int ws_fs_linkat(int old_dirfd, const char *old_path, int new_dirfd, const char 
     error = -EXDEV;
   } else {
     ws_node *existing = NULL;
-    pthread_rwlock_wrlock(&dir->lock);
+    ws_rwlock_write(&dir->lock);
     error = ws_dir_may_add(dir);
     if (error == 0) error = ws_b_lookup(dir, to.name, to.length, &existing) == 0 ? -EEXIST : 0;
     if (error == 0) {
-      pthread_rwlock_wrlock(&node->lock);
+      ws_rwlock_write(&node->lock);
       error = node->nlink == 0 ? -ENOENT : ws_b_link(dir, to.name, to.length, node);
       if (error == 0) {
         node->nlink++;
         ws_node_touch(node, false);
       }
-      pthread_rwlock_unlock(&node->lock);
+      ws_rwlock_unlock(&node->lock);
     }
     if (error == 0) ws_node_touch(dir, true);
-    pthread_rwlock_unlock(&dir->lock);
+    ws_rwlock_unlock(&dir->lock);
     ws_node_unref(existing);
   }
   ws_walk_done(&from);

@@ -15,7 +15,7 @@
 static int create_file(ws_walk *walk, int flags, uint32_t mode, bool *created) {
   ws_node *dir = walk->dir;
   if (walk->length == 0 || walk->trailing_slash) return -EISDIR;
-  pthread_rwlock_wrlock(&dir->lock);
+  ws_rwlock_write(&dir->lock);
   int error = ws_dir_may_add(dir);
   if (error == 0) {
     error = ws_b_lookup(dir, walk->name, walk->length, &walk->node);
@@ -30,7 +30,7 @@ static int create_file(ws_walk *walk, int flags, uint32_t mode, bool *created) {
       }
     }
   }
-  pthread_rwlock_unlock(&dir->lock);
+  ws_rwlock_unlock(&dir->lock);
   return error;
 }
 
@@ -70,12 +70,12 @@ int ws_fs_openat(int dirfd, const char *path, int flags, uint32_t mode) {
   }
   ws_node *node = walk.node;
   if ((error = check_open(node, flags, created)) == 0 && (flags & O_TRUNC) && node->type == S_IFREG && !created) {
-    pthread_rwlock_wrlock(&node->lock);
+    ws_rwlock_write(&node->lock);
     if (node->size != 0) {
       error = ws_b_truncate(node, 0);
       if (error == 0) ws_node_touch(node, true);
     }
-    pthread_rwlock_unlock(&node->lock);
+    ws_rwlock_unlock(&node->lock);
   }
   ws_file *file = NULL;
   if (error == 0) {

@@ -21,9 +21,9 @@ int ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **chi
     *child = ws_mount_parent(dir);
     return *child != NULL ? 0 : -ENOENT;
   }
-  pthread_rwlock_rdlock(&dir->lock);
+  ws_rwlock_read(&dir->lock);
   int error = ws_b_lookup(dir, name, length, child);
-  pthread_rwlock_unlock(&dir->lock);
+  ws_rwlock_unlock(&dir->lock);
   if (error == 0) *child = ws_mount_traverse(*child);
   return error;
 }
@@ -31,9 +31,9 @@ int ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **chi
 // Replaces the walk's remaining path with `target` + "/" + `rest` (just `target` at the end).
 static int splice_symlink(ws_walk *walk, ws_node *link, const char *rest, const char **cursor) {
   char target[WS_PATH_MAX];
-  pthread_rwlock_rdlock(&link->lock);
+  ws_rwlock_read(&link->lock);
   int length = ws_b_readlink(link, target, sizeof target);
-  pthread_rwlock_unlock(&link->lock);
+  ws_rwlock_unlock(&link->lock);
   if (length < 0) return length;
   size_t rest_length = strlen(rest), slash = rest_length > 0;  // no '/' after the last name
   if ((size_t)length + slash + rest_length + 1 > WS_PATH_MAX) return -ENAMETOOLONG;

@@ -38,6 +38,12 @@ void ws_prim_wait(_Atomic int *word, int busy);
 
 void ws_prim_yield(void);
 
+// Sleeps while *word == expected, until ws_prim_wake_all on the word (may return early, and
+// at once if the word has already changed). The file system's locks, which may be held across
+// long copies, sleep here instead of spinning.
+void ws_prim_futex_wait(_Atomic unsigned *word, unsigned expected);
+void ws_prim_wake_all(_Atomic unsigned *word);
+
 // ----- console and randomness (the file system's /dev) ---------------------------------------
 // Hands bytes for the host's stdout (stream 1) or stderr (2) over synchronously, from any
 // thread: in Wasm straight to Node's fs.writeSync or the browser console, never through the

@@ -57,6 +57,7 @@ static inline int t_count_entries(const char *path) {
 #define t_mkdir(path, mode) fs_result(ws_fs_mkdirat(WS_AT_FDCWD, path, mode))
 #define t_rmdir(path) fs_result(ws_fs_unlinkat(WS_AT_FDCWD, path, AT_REMOVEDIR))
 #define t_chdir(path) fs_result(ws_fs_chdir(path))
+#define t_dup2(fd, new_fd) fs_result(ws_fs_dup3(fd, new_fd, 0))
 #else
 static inline long t_pread(int fd, void *buffer, size_t length, long long offset) { return pread(fd, buffer, length, offset); }
 static inline long t_pwrite(int fd, const void *buffer, size_t length, long long offset) {
@@ -84,6 +85,7 @@ static inline int t_count_entries(const char *path) {
 #define t_mkdir mkdir
 #define t_rmdir rmdir
 #define t_chdir chdir
+#define t_dup2 dup2
 #endif
 
 // A fresh directory for the test: under /tmp natively (mkdtemp), /tmp/NAME in Wasm.

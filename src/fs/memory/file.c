@@ -120,8 +120,22 @@ static int reserve(ws_node *file, uint64_t offset, uint64_t length) {
   return 0;
 }
 
+// A write inside one chunk that already holds the range: most small writes, no reserve().
+static bool write_in_place(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
+  const mem_data *data = file->data;
+  uint64_t index = offset >> MEM_CHUNK_SHIFT;
+  uint32_t within = (uint32_t)(offset & (MEM_CHUNK_BYTES - 1));
+  if (data == NULL || index >= data->table_size || data->chunks[index] == NULL) return false;
+  uint32_t capacity = chunk_capacity(data, index);
+  if (within >= capacity || length > capacity - within) return false;
+  memcpy(data->chunks[index] + within, buffer, length);
+  if (offset + length > file->size) file->size = offset + length;
+  return true;
+}
+
 int64_t mem_file_write(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
   if (length == 0) return 0;
+  if (write_in_place(file, buffer, length, offset)) return (int64_t)length;
   int error = reserve(file, offset, length);
   if (error != 0) return error;
   const mem_data *data = file->data;

@@ -2,11 +2,14 @@
 // it with native allocators. It imitates Wasm's linear memory: one 4 GiB window reserved
 // up front (no physical memory until touched) and handed out by a lock-free break pointer.
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE  // MAP_NORESERVE
+#define _GNU_SOURCE  // MAP_NORESERVE, syscall
 #endif
 #include <errno.h>
 #include <string.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../platform.h"
@@ -39,6 +42,14 @@ uintptr_t ws_prim_window_base(void) { return reserve_window(); }
 void ws_prim_wait(_Atomic int *word, int busy) {
   (void)word, (void)busy;
   ws_prim_yield();
+}
+
+void ws_prim_futex_wait(_Atomic unsigned *word, unsigned expected) {
+  syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+void ws_prim_wake_all(_Atomic unsigned *word) {
+  syscall(SYS_futex, (unsigned *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 uintptr_t ws_prim_break(void) {

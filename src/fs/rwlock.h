@@ -1,0 +1,89 @@
+// The file system's per-file locks: a reader-writer lock in one 32-bit word.
+//
+// pthread's locks cost several atomic operations and calls per lock and unlock in Wasm
+// (musl's general paths), and every read, write and lseek takes two locks; here an
+// uncontended lock is one compare-and-swap and an unlock one atomic operation. A waiter spins
+// briefly, then marks the word and sleeps on it; an unlock that finds the mark wakes every
+// sleeper, and they compete again. Readers share the lock (a reader may join while a writer
+// waits, so readers never block readers); the exclusive side doubles as a plain mutex.
+//
+// Word: bits 0-29 count readers, WS_RW_WRITER is an exclusive holder, WS_RW_WAITING a sleeper.
+#ifndef WASMSCALE_FS_RWLOCK_H
+#define WASMSCALE_FS_RWLOCK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "../platform/platform.h"
+
+typedef struct ws_rwlock {
+  _Atomic unsigned word;
+} ws_rwlock;
+
+#define WS_RWLOCK_INIT {0}
+#define WS_RW_WRITER 0x40000000u
+#define WS_RW_WAITING 0x80000000u
+#define WS_RW_SPINS 100
+
+// The slow path: `free_if` says which bits must be clear to take the lock, `take` what to add.
+static inline void ws_rwlock_wait_acquire(ws_rwlock *lock, unsigned free_if, unsigned take) {
+  int spins = 0;
+  for (;;) {
+    unsigned word = atomic_load_explicit(&lock->word, memory_order_relaxed);
+    if ((word & free_if) == 0) {
+      if (atomic_compare_exchange_weak_explicit(&lock->word, &word, word + take, memory_order_acquire,
+                                                memory_order_relaxed)) {
+        return;
+      }
+      continue;
+    }
+    if (spins < WS_RW_SPINS) {
+      spins++;
+      continue;
+    }
+    if ((word & WS_RW_WAITING) == 0 &&
+        !atomic_compare_exchange_weak_explicit(&lock->word, &word, word | WS_RW_WAITING, memory_order_relaxed,
+                                               memory_order_relaxed)) {
+      continue;
+    }
+    ws_prim_futex_wait(&lock->word, word | WS_RW_WAITING);
+  }
+}
+
+static inline void ws_rwlock_read(ws_rwlock *lock) {
+  unsigned word = atomic_load_explicit(&lock->word, memory_order_relaxed);
+  if ((word & WS_RW_WRITER) == 0 && atomic_compare_exchange_weak_explicit(&lock->word, &word, word + 1,
+                                                                          memory_order_acquire, memory_order_relaxed)) {
+    return;
+  }
+  ws_rwlock_wait_acquire(lock, WS_RW_WRITER, 1);
+}
+
+// Exclusive: no readers, no writer.
+static inline void ws_rwlock_write(ws_rwlock *lock) {
+  unsigned word = 0;
+  if (atomic_compare_exchange_weak_explicit(&lock->word, &word, WS_RW_WRITER, memory_order_acquire,
+                                            memory_order_relaxed)) {
+    return;
+  }
+  ws_rwlock_wait_acquire(lock, ~WS_RW_WAITING, WS_RW_WRITER);
+}
+
+// Either side: a holder that finds WS_RW_WRITER set is the writer.
+static inline void ws_rwlock_unlock(ws_rwlock *lock) {
+  unsigned word = atomic_load_explicit(&lock->word, memory_order_relaxed);
+  if (word & WS_RW_WRITER) {
+    if (atomic_exchange_explicit(&lock->word, 0, memory_order_release) & WS_RW_WAITING) {
+      ws_prim_wake_all(&lock->word);
+    }
+    return;
+  }
+  word = atomic_fetch_sub_explicit(&lock->word, 1, memory_order_release) - 1;
+  unsigned waiting = WS_RW_WAITING;
+  if (word == WS_RW_WAITING &&
+      atomic_compare_exchange_strong_explicit(&lock->word, &waiting, 0, memory_order_relaxed, memory_order_relaxed)) {
+    ws_prim_wake_all(&lock->word);
+  }
+}
+
+#endif
