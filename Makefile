@@ -65,7 +65,7 @@ WASM_LIBS := $(foreach v,wasm-mt wasm-st wasm-mt-checked wasm-st-checked,$(BUILD
 # natively (the core alone, which native tests call directly).
 FS_CORE     := $(wildcard src/fs/*.c src/fs/memory/*.c) src/platform/common.c
 FS_HEADERS  := $(wildcard src/fs/*.h src/fs/*/*.h src/platform/*.h include/wasmscale/*.h)
-FS_WASM     := $(FS_CORE) $(wildcard src/fs/syscalls/*.c) src/platform/emscripten/console.c src/platform/emscripten/futex.c
+FS_WASM     := $(FS_CORE) $(wildcard src/fs/syscalls/*.c src/fs/js/*.c) src/platform/emscripten/console.c src/platform/emscripten/futex.c
 FS_NATIVE   := $(FS_CORE) src/platform/posix/prim.c
 FS_WARNINGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
 

@@ -49,6 +49,12 @@ int ws_fs_getdents(int fd, ws_dirent_sink sink, void *context);  // entries give
 int ws_fs_pipe2(int fds[2], int flags);
 int ws_fs_poll(struct pollfd *fds, unsigned count, int timeout_ms);
 
+// mappings (mmap.c): `memory` (length bytes, the caller's) receives a copy of the file from
+// `offset`; a MAP_SHARED writable mapping is written back at msync and unmap.
+int ws_fs_map(int fd, uint64_t offset, size_t length, int prot, int flags, void *memory);
+int ws_fs_msync(void *address, size_t length);
+int ws_fs_unmap(void *address, size_t length);
+
 // names and attributes (namespace.c, attributes.c)
 int ws_fs_fstat(int fd, ws_stat *out);
 int ws_fs_fstatat(int dirfd, const char *path, ws_stat *out, int flags);  // AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH

@@ -17,6 +17,7 @@ struct ws_pipe {
   pthread_mutex_t lock;
   pthread_cond_t changed;
   uint32_t readers, writers;  // open descriptions of each end
+  uint32_t reader_opens, writer_opens;  // opens of each end ever (FIFO opens wait on them)
   uint32_t head, used;        // ring buffer state
   uint8_t buffer[WS_PIPE_BYTES];
 };
@@ -37,9 +38,36 @@ void ws_pipe_destroy(ws_pipe *pipe) {
 
 void ws_pipe_open_end(ws_pipe *pipe, int access) {
   pthread_mutex_lock(&pipe->lock);
-  if (access != O_WRONLY) pipe->readers++;
-  if (access != O_RDONLY) pipe->writers++;
+  if (access != O_WRONLY) pipe->readers++, pipe->reader_opens++;
+  if (access != O_RDONLY) pipe->writers++, pipe->writer_opens++;
+  pthread_cond_broadcast(&pipe->changed);
   pthread_mutex_unlock(&pipe->lock);
+}
+
+uint32_t ws_pipe_peer_opens(ws_pipe *pipe, int access) {
+  pthread_mutex_lock(&pipe->lock);
+  uint32_t opens = access == O_RDONLY ? pipe->writer_opens : pipe->reader_opens;
+  pthread_mutex_unlock(&pipe->lock);
+  return opens;
+}
+
+// A FIFO opened for reading waits for a writer, one opened for writing for a reader, as POSIX
+// asks; with O_NONBLOCK a reader goes on and a writer fails with ENXIO. A peer that opened
+// since `seen` (ws_pipe_peer_opens before this open) releases the wait even if it has gone.
+int ws_pipe_await_peer(ws_pipe *pipe, int access, bool nonblocking, uint32_t seen) {
+  if (access == O_RDWR) return 0;
+  bool reading = access == O_RDONLY;
+  int error = 0;
+  pthread_mutex_lock(&pipe->lock);
+  const uint32_t *peers = reading ? &pipe->writers : &pipe->readers;
+  const uint32_t *peer_opens = reading ? &pipe->writer_opens : &pipe->reader_opens;
+  if (nonblocking) {
+    if (!reading && *peers == 0) error = -ENXIO;
+  } else {
+    while (*peers == 0 && *peer_opens == seen) pthread_cond_wait(&pipe->changed, &pipe->lock);
+  }
+  pthread_mutex_unlock(&pipe->lock);
+  return error;
 }
 
 void ws_pipe_close_end(ws_pipe *pipe, int access) {

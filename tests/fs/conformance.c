@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -308,6 +310,33 @@ static void directory_cases(void) {
 }
 
 // ----- pipes, poll, devices -----------------------------------------------------------------
+// A writer on another thread: its open waits for the reader the test opens next.
+static void *fifo_writer(void *path) {
+  int fd = open(path, O_WRONLY);
+  if (fd >= 0) write(fd, "pong", 4), close(fd);
+  return NULL;
+}
+
+static void fifo_cases(void) {
+  CASE("mkfifo", "a new FIFO", N(mkfifo("fifo", 0644)), "0");
+  CASE("open", "a FIFO for writing, no reader, O_NONBLOCK", FD(open("fifo", O_WRONLY | O_NONBLOCK)), "ENXIO");
+  int reader = open("fifo", O_RDONLY | O_NONBLOCK);
+  CASE("open", "a FIFO for reading, O_NONBLOCK", reader >= 0 ? "fd" : errno_name(errno), "fd");
+  int writer = open("fifo", O_WRONLY | O_NONBLOCK);
+  CASE("open", "a FIFO for writing once it has a reader", writer >= 0 ? "fd" : errno_name(errno), "fd");
+  CASE("write", "into a FIFO", N(write(writer, "ping", 4)), "4");
+  CASE("read", "from a FIFO", READ_FD(reader), "ping");
+  close(writer);
+  close(reader);
+  pthread_t thread;
+  pthread_create(&thread, NULL, fifo_writer, "fifo");
+  reader = open("fifo", O_RDONLY);  // waits for the writer's open, which waits for this one
+  CASE("open", "a FIFO: reader and writer wait for each other", READ_FD(reader), "pong");
+  pthread_join(thread, NULL);
+  close(reader);
+  CASE("stat", "a FIFO's type", N(S_ISFIFO(mode_of("fifo"))), "1");
+}
+
 static void pipe_cases(void) {
   int fds[2];
   CASE("pipe", "a new pipe", N(pipe(fds)), "0");
@@ -344,6 +373,43 @@ static void pipe_cases(void) {
   CASE("isatty", "/dev/null", ISATTY(open("/dev/null", O_RDONLY)), "ENOTTY");
 }
 
+// mmap of files: in Wasm a mapping is a copy, written back at msync/munmap when shared.
+static const char *MAP_ERROR(int fd, size_t length, int prot, int flags) {
+  void *at = mmap(NULL, length, prot, flags, fd, 0);
+  if (at == MAP_FAILED) return errno_name(errno);
+  munmap(at, length);
+  return "mapped";
+}
+
+static void mapping_cases(void) {
+  put_file("m", "hello");
+  int reader = open("m", O_RDONLY), both = open("m", O_RDWR), writer = open("m", O_WRONLY);
+  int dir = open("d", O_RDONLY);
+  char *view = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, reader, 0);
+  CASE("mmap", "a file's bytes", view == MAP_FAILED ? errno_name(errno) : TEXT("%.5s", view), "hello");
+  CASE("mmap", "past the end reads zeros", view == MAP_FAILED ? "-" : N(view[5] == 0 && view[4095] == 0), "1");
+  CASE("munmap", "a file mapping", N(munmap(view, 4096)), "0");
+  CASE("mmap", "a directory", MAP_ERROR(dir, 4096, PROT_READ, MAP_PRIVATE), "ENODEV");
+  CASE("mmap", "a write-only descriptor", MAP_ERROR(writer, 4096, PROT_READ, MAP_PRIVATE), "EACCES");
+  CASE("mmap", "shared and writable on a read-only descriptor",
+       MAP_ERROR(reader, 4096, PROT_READ | PROT_WRITE, MAP_SHARED), "EACCES");
+  CASE("mmap", "a closed descriptor", MAP_ERROR(999, 4096, PROT_READ, MAP_PRIVATE), "EBADF");
+  CASE("mmap", "zero length", MAP_ERROR(reader, 0, PROT_READ, MAP_PRIVATE), "EINVAL");
+  char *private = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, both, 0);
+  if (private != MAP_FAILED) private[0] = 'J', munmap(private, 4096);
+  CASE("mmap", "a private mapping's writes stay private", READ_ALL("m"), "hello");
+  char *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, both, 0);
+  if (shared != MAP_FAILED) shared[0] = 'j', shared[100] = 'x';
+  CASE("msync", "a shared mapping", shared == MAP_FAILED ? errno_name(errno) : N(msync(shared, 4096, MS_SYNC)), "0");
+  CASE("msync", "writes reach the file", READ_ALL("m"), "jello");
+  CASE("msync", "writes past the end do not grow the file", SIZE("m"), "5");
+  close(both);
+  if (shared != MAP_FAILED) shared[1] = 'E';
+  CASE("munmap", "after the descriptor closed", shared == MAP_FAILED ? "-" : N(munmap(shared, 4096)), "0");
+  CASE("munmap", "the last writes reach the file", READ_ALL("m"), "jEllo");
+  close(reader), close(writer), close(dir);
+}
+
 int main(void) {
   signal(SIGPIPE, SIG_IGN);  // natively a write to a closed pipe would kill the test
   setrlimit(RLIMIT_NOFILE, &(struct rlimit){1024, 1024});
@@ -356,5 +422,7 @@ int main(void) {
   attribute_cases();
   directory_cases();
   pipe_cases();
+  fifo_cases();
+  mapping_cases();
   return report();
 }

@@ -43,6 +43,7 @@ static const char *errno_name(int error) {
       NAME(EXDEV),  NAME(ENOTDIR), NAME(EISDIR), NAME(EINVAL),   NAME(EMFILE),       NAME(ENOSPC),
       NAME(ESPIPE), NAME(EPIPE),  NAME(ERANGE), NAME(ENAMETOOLONG), NAME(ENOTEMPTY), NAME(ELOOP),
       NAME(EBUSY),  NAME(ENOTTY), NAME(EFBIG),  NAME(EOPNOTSUPP), NAME(ENOSYS),      NAME(EFAULT),
+      NAME(ENODEV), NAME(ENOMEM), NAME(ENXIO),
 #undef NAME
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {

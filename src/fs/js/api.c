@@ -1,0 +1,153 @@
+// The C half of the module's JavaScript file-system API (api.js beside this file): a few calls
+// the host page or Node script reaches through the Wasm exports. Paths are NUL-terminated
+// UTF-8 in linear memory; each call returns >= 0 or -errno, and api.js turns -errno into an
+// exception naming the code. The calls go straight to the core, like a thread's syscalls,
+// so they never wait for the main thread and work while pthreads use the same files.
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <emscripten/emscripten.h>
+
+#include "../core.h"
+#include "../internal.h"
+
+#define API EMSCRIPTEN_KEEPALIVE
+
+// Memory for the strings and data api.js passes in and takes out.
+API void *ws_js_alloc(size_t size) { return malloc(size ? size : 1); }
+API void ws_js_free(void *pointer) { free(pointer); }
+
+// The whole of `data` as the file's new contents: created with `mode` if missing, else
+// truncated first (as Node's fs.writeFileSync and Emscripten's FS.writeFile do).
+API int ws_js_write_file(const char *path, const void *data, size_t length, uint32_t mode) {
+  int fd = ws_fs_openat(WS_AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return fd;
+  int64_t result = 0;
+  for (size_t done = 0; done < length && result >= 0; done += (size_t)result) {
+    result = ws_fs_write(fd, (const char *)data + done, length - done);
+  }
+  int closed = ws_fs_close(fd);
+  return result < 0 ? (int)result : closed;
+}
+
+// Reads the whole file into a new buffer (*data, freed with ws_js_free); returns its length
+// (an int: JavaScript gets no larger copy, and an int crosses every Emscripten ABI the same).
+API int ws_js_read_file(const char *path, void **data) {
+  *data = NULL;
+  int fd = ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return fd;
+  ws_stat info;
+  int64_t result = ws_fs_fstat(fd, &info);
+  size_t capacity = result == 0 ? (size_t)info.size + 1 : 0, length = 0;
+  char *buffer = result == 0 ? malloc(capacity) : NULL;
+  if (result == 0 && buffer == NULL) result = -ENOMEM;
+  // Read to the end even if the file grew after fstat (another thread may be appending).
+  while (result >= 0) {
+    if (length == capacity) {
+      char *larger = realloc(buffer, capacity *= 2);
+      if (larger == NULL) {
+        result = -ENOMEM;
+        break;
+      }
+      buffer = larger;
+    }
+    result = ws_fs_read(fd, buffer + length, capacity - length);
+    if (result <= 0) break;
+    length += (size_t)result;
+    if (length > INT_MAX) result = -EFBIG;
+  }
+  ws_fs_close(fd);
+  if (result < 0) {
+    free(buffer);
+    return (int)result;
+  }
+  *data = buffer;
+  return (int)length;
+}
+
+API int ws_js_mkdir(const char *path, uint32_t mode) { return ws_fs_mkdirat(WS_AT_FDCWD, path, mode); }
+API int ws_js_rmdir(const char *path) { return ws_fs_unlinkat(WS_AT_FDCWD, path, AT_REMOVEDIR); }
+API int ws_js_unlink(const char *path) { return ws_fs_unlinkat(WS_AT_FDCWD, path, 0); }
+API int ws_js_rename(const char *from, const char *to) { return ws_fs_renameat(WS_AT_FDCWD, from, WS_AT_FDCWD, to); }
+
+// stat/lstat into 13 doubles (exact for every value a file system of Wasm memory reaches):
+// dev, ino, mode, nlink, uid, gid, rdev, size, blksize, blocks, atime, mtime, ctime (ms).
+API int ws_js_stat(const char *path, double *out, int follow) {
+  ws_stat info;
+  int error = ws_fs_fstatat(WS_AT_FDCWD, path, &info, follow ? 0 : AT_SYMLINK_NOFOLLOW);
+  if (error != 0) return error;
+  const struct timespec *times[] = {&info.atime, &info.mtime, &info.ctime};
+  double values[] = {(double)info.dev, (double)info.ino, info.mode, info.nlink, 0, 0, (double)info.rdev,
+                     (double)info.size, info.blksize, (double)info.blocks};
+  memcpy(out, values, sizeof values);
+  for (int i = 0; i < 3; i++) out[10 + i] = (double)times[i]->tv_sec * 1e3 + (double)times[i]->tv_nsec / 1e6;
+  return 0;
+}
+
+typedef struct names {
+  char *buffer;
+  size_t length, capacity;
+  int error;
+} names;
+
+static int add_name(void *context, const struct ws_dirent *entry, uint64_t next) {
+  (void)next;
+  names *list = context;
+  if (list->length + entry->length + 1 > list->capacity) {
+    size_t capacity = (list->capacity + entry->length + 1) * 2;
+    char *larger = realloc(list->buffer, capacity);
+    if (larger == NULL) {
+      list->error = -ENOMEM;
+      return 0;
+    }
+    list->buffer = larger;
+    list->capacity = capacity;
+  }
+  memcpy(list->buffer + list->length, entry->name, entry->length + 1u);
+  list->length += entry->length + 1u;
+  return 1;
+}
+
+// The directory's names, "." and ".." first, each ended by a zero, in a new buffer (*data);
+// returns the buffer's length.
+API int ws_js_readdir(const char *path, char **data) {
+  *data = NULL;
+  int fd = ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (fd < 0) return fd;
+  names list = {0};
+  int result;
+  while ((result = ws_fs_getdents(fd, add_name, &list)) > 0 && list.error == 0) {
+  }
+  ws_fs_close(fd);
+  if (result >= 0) result = list.length > INT_MAX ? -EFBIG : list.error;
+  if (result < 0) {
+    free(list.buffer);
+    return result;
+  }
+  *data = list.buffer;
+  return (int)list.length;
+}
+
+// The symbolic name of an errno value ("ENOENT"), for the exceptions api.js throws; NULL for
+// a value the file system never returns.
+API const char *ws_js_errno_name(int error) {
+  static const struct {
+    int value;
+    const char *name;
+  } known[] = {
+      {EPERM, "EPERM"},   {ENOENT, "ENOENT"},   {EIO, "EIO"},         {EBADF, "EBADF"},
+      {ENOMEM, "ENOMEM"}, {EACCES, "EACCES"},   {EBUSY, "EBUSY"},     {EEXIST, "EEXIST"},
+      {EXDEV, "EXDEV"},   {ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"},   {EINVAL, "EINVAL"},
+      {EMFILE, "EMFILE"}, {EFBIG, "EFBIG"},     {ENOSPC, "ENOSPC"},   {EROFS, "EROFS"},
+      {ENAMETOOLONG, "ENAMETOOLONG"},           {ENOTEMPTY, "ENOTEMPTY"}, {ELOOP, "ELOOP"},
+      {ENOTSUP, "ENOTSUP"}, {ENOSYS, "ENOSYS"},
+  };
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+    if (known[i].value == error) return known[i].name;
+  }
+  return NULL;
+}
+
+API const char *ws_js_strerror(int error) { return strerror(error); }

@@ -1,0 +1,147 @@
+// The module's JavaScript file-system API, for the host page or Node script (and workers):
+//   Module.wasmscaleFS.writeFile(path, data[, { mode }])   data: string (UTF-8) or bytes
+//   Module.wasmscaleFS.readFile(path[, { encoding: 'utf8' }]) -> Uint8Array, or a string
+//   Module.wasmscaleFS.mkdir(path[, mode]), rmdir(path), unlink(path), rename(from, to)
+//   Module.wasmscaleFS.readdir(path) -> names, '.' and '..' first
+//   Module.wasmscaleFS.stat(path), lstat(path) -> { dev, ino, mode, nlink, uid, gid, rdev,
+//       size, blksize, blocks, atime, mtime, ctime (Dates) } with isFile() and isDirectory()
+// Each call runs synchronously in Wasm on the calling thread (no proxying), so it works while
+// pthreads use the same files. A failure throws an Error whose `code` is the errno's name
+// ('ENOENT') and `errno` its number, as Node's fs does. Module.FS is the same object unless
+// the program defines another, so code written for Emscripten's FS.writeFile keeps working.
+// Linked with --post-js by bin/wasmscale-cc --fs=wasmscale; it calls only the exports of
+// api.c and the glue's wasmMemory, which every Emscripten release since 3.1 provides.
+(function() {
+  function exported(name) {
+    var fn = typeof Module['_' + name] === 'function' ? Module['_' + name] : null;
+    if (!fn && typeof wasmExports !== 'undefined' && wasmExports) fn = wasmExports[name];
+    if (!fn && Module['asm']) fn = Module['asm'][name];
+    if (!fn) throw new Error('wasmscaleFS: the runtime is not ready (call it from onRuntimeInitialized or later)');
+    return fn;
+  }
+  function call(name) {
+    return exported(name).apply(null, Array.prototype.slice.call(arguments, 1));
+  }
+  // A fresh view each time: memory may have grown (on any thread) since the last call.
+  function bytes() { return new Uint8Array(wasmMemory.buffer); }
+
+  function readCString(pointer) {
+    var heap = bytes(), end = pointer;
+    while (heap[end]) end++;
+    return new TextDecoder().decode(heap.slice(pointer, end));  // a copy: no shared views
+  }
+  // Copies `data` into linear memory (NUL-terminated), runs use(pointer, length), frees it.
+  function withBytes(data, use) {
+    var length = data.length, pointer = call('ws_js_alloc', length + 1);
+    if (!pointer) throw failure(-48 /* ENOMEM in Emscripten's numbering */, 'copying into Wasm memory');
+    try {
+      var heap = bytes();
+      heap.set(data, pointer);
+      heap[pointer + length] = 0;
+      return use(pointer, length);
+    } finally {
+      call('ws_js_free', pointer);
+    }
+  }
+  function encode(text) { return new TextEncoder().encode(String(text)); }
+  function withPath(path, use) {
+    if (typeof path !== 'string') throw new TypeError('wasmscaleFS: a path must be a string');
+    return withBytes(encode(path), use);
+  }
+
+  function failure(result, what) {
+    var errno = -result, namePointer = call('ws_js_errno_name', errno);
+    var code = namePointer ? readCString(namePointer) : 'E' + errno;
+    var error = new Error(code + ': ' + readCString(call('ws_js_strerror', errno)) + ', ' + what);
+    error.code = code;
+    error.errno = errno;
+    return error;
+  }
+  function check(result, what) {
+    if (result < 0) throw failure(result, what);
+    return result;
+  }
+  // Calls that hand back a buffer: result is its length, *out its address.
+  function takeBuffer(name, path, what) {
+    return withPath(path, function(pathPointer) {
+      var out = call('ws_js_alloc', 4);
+      try {
+        var length = check(call(name, pathPointer, out), what);
+        var data = new DataView(wasmMemory.buffer).getUint32(out, true);
+        var copy = bytes().slice(data, data + length);
+        call('ws_js_free', data);
+        return copy;
+      } finally {
+        call('ws_js_free', out);
+      }
+    });
+  }
+
+  function makeStat(values) {
+    var names = ['dev', 'ino', 'mode', 'nlink', 'uid', 'gid', 'rdev', 'size', 'blksize', 'blocks'];
+    var stat = {};
+    names.forEach(function(name, i) { stat[name] = values[i]; });
+    stat.atime = new Date(values[10]);
+    stat.mtime = new Date(values[11]);
+    stat.ctime = new Date(values[12]);
+    stat.isFile = function() { return (stat.mode & 0xF000) === 0x8000; };
+    stat.isDirectory = function() { return (stat.mode & 0xF000) === 0x4000; };
+    stat.isSymbolicLink = function() { return (stat.mode & 0xF000) === 0xA000; };
+    return stat;
+  }
+  function stat(path, follow) {
+    return withPath(path, function(pathPointer) {
+      var out = call('ws_js_alloc', 13 * 8);
+      try {
+        check(call('ws_js_stat', pathPointer, out, follow ? 1 : 0), (follow ? 'stat ' : 'lstat ') + path);
+        return makeStat(Array.from(new Float64Array(wasmMemory.buffer, out, 13)));
+      } finally {
+        call('ws_js_free', out);
+      }
+    });
+  }
+
+  var api = {
+    writeFile: function(path, data, options) {
+      var mode = options && options.mode !== undefined ? options.mode : 438;  // 0666, less the umask
+      var content = typeof data === 'string' ? encode(data)
+                  : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+                  : data instanceof ArrayBuffer ? new Uint8Array(data) : null;
+      if (!content) throw new TypeError('wasmscaleFS.writeFile: data must be a string, an ArrayBuffer or a typed array');
+      withPath(path, function(pathPointer) {
+        withBytes(content, function(dataPointer, length) {
+          check(call('ws_js_write_file', pathPointer, dataPointer, length, mode), 'writeFile ' + path);
+        });
+      });
+    },
+    readFile: function(path, options) {
+      var data = takeBuffer('ws_js_read_file', path, 'readFile ' + path);
+      var encoding = typeof options === 'string' ? options : options && options.encoding;
+      return encoding === 'utf8' || encoding === 'utf-8' ? new TextDecoder().decode(data) : data;
+    },
+    mkdir: function(path, mode) {
+      withPath(path, function(p) { check(call('ws_js_mkdir', p, mode === undefined ? 511 : mode), 'mkdir ' + path); });
+    },
+    rmdir: function(path) { withPath(path, function(p) { check(call('ws_js_rmdir', p), 'rmdir ' + path); }); },
+    unlink: function(path) { withPath(path, function(p) { check(call('ws_js_unlink', p), 'unlink ' + path); }); },
+    rename: function(from, to) {
+      withPath(from, function(f) {
+        withPath(to, function(t) { check(call('ws_js_rename', f, t), 'rename ' + from + ' to ' + to); });
+      });
+    },
+    readdir: function(path) {
+      var text = new TextDecoder().decode(takeBuffer('ws_js_readdir', path, 'readdir ' + path));
+      return text ? text.slice(0, -1).split('\0') : [];
+    },
+    stat: function(path) { return stat(path, true); },
+    lstat: function(path) { return stat(path, false); },
+  };
+
+  Module['wasmscaleFS'] = api;
+  // Read the descriptor, not the property: a debug build puts an "FS was not exported" getter
+  // or function there that aborts when used.
+  var existing = Object.getOwnPropertyDescriptor(Module, 'FS');
+  if (!existing || !existing.value || typeof existing.value.writeFile !== 'function') {
+    Object.defineProperty(Module, 'FS', { value: api, configurable: true, writable: true, enumerable: true });
+  }
+})();

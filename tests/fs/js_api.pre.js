@@ -1,0 +1,65 @@
+// The host side of tests/fs/js_api.c: Module.wasmscaleFS before main, and again from the main
+// thread while main's pthread waits (Module.checkOutputs). Failures are printed and counted.
+var hostFailures = 0;
+function hostExpect(condition, what) {
+  if (!condition) {
+    console.log('js-api host: ' + what);
+    hostFailures++;
+  }
+}
+function hostExpectError(code, what, action) {
+  try {
+    action();
+    hostExpect(false, what + ': no error, expected ' + code);
+  } catch (e) {
+    hostExpect(e.code === code && typeof e.errno === 'number' && e.message.indexOf(code) === 0,
+               what + ': got ' + e.code + ' (' + e.message + '), expected ' + code);
+  }
+}
+
+Module.onRuntimeInitialized = function() {
+  var fs = Module.wasmscaleFS;
+  hostExpect(Module.FS === fs, 'Module.FS is the same API');
+  fs.mkdir('/input');
+  fs.writeFile('/input/greeting.txt', 'h\u00e9llo from the host\n');
+  var data = new Uint8Array(200000);
+  for (var i = 0; i < data.length; i++) data[i] = (i * 7 + 3) & 255;
+  fs.writeFile('/input/data.bin', data);
+  fs.writeFile('/input/old.txt', new Uint8Array([1, 2, 3]).buffer);
+  fs.rename('/input/old.txt', '/input/renamed.txt');
+  hostExpect(fs.readFile('/input/greeting.txt', 'utf8') === 'h\u00e9llo from the host\n', 'readFile utf8');
+  var back = fs.readFile('/input/data.bin');
+  hostExpect(back instanceof Uint8Array && back.length === data.length && back.every(function(b, i) { return b === data[i]; }),
+             'readFile returns the bytes written');
+  var stat = fs.stat('/input/data.bin');
+  hostExpect(stat.size === 200000 && stat.isFile() && !stat.isDirectory() && (stat.mode & 511) === 420,
+             'stat of a file: size, type, mode 0644 (0666 less the umask)');
+  hostExpect(stat.mtime instanceof Date && Math.abs(stat.mtime - Date.now()) < 60000, 'stat gives a recent mtime');
+  hostExpect(fs.stat('/input').isDirectory(), 'stat of a directory');
+  hostExpect(JSON.stringify(fs.readdir('/input').sort()) ===
+             JSON.stringify(['.', '..', 'data.bin', 'greeting.txt', 'renamed.txt']), 'readdir lists the names');
+  fs.mkdir('/input/empty');
+  fs.rmdir('/input/empty');
+  hostExpectError('EEXIST', 'mkdir of an existing directory', function() { fs.mkdir('/input'); });
+  hostExpectError('ENOENT', 'readFile of a missing file', function() { fs.readFile('/input/missing'); });
+  hostExpectError('ENOENT', 'stat of a missing file', function() { fs.stat('/nowhere/x'); });
+  hostExpectError('ENOTDIR', 'readdir of a file', function() { fs.readdir('/input/data.bin'); });
+  hostExpectError('ENOTEMPTY', 'rmdir of a full directory', function() { fs.rmdir('/input'); });
+  hostExpectError('EISDIR', 'unlink of a directory', function() { fs.unlink('/input'); });
+  hostExpectError('EISDIR', 'writeFile onto a directory', function() { fs.writeFile('/input', 'x'); });
+  hostExpectError('ENOENT', 'rename of a missing file', function() { fs.rename('/input/missing', '/input/x'); });
+  console.log('js-api host: before main: ' + (hostFailures === 0 ? 'ok' : hostFailures + ' failed'));
+};
+
+Module.checkOutputs = function(threads) {
+  var fs = Module.wasmscaleFS, before = hostFailures;
+  var names = fs.readdir('/output').filter(function(name) { return name[0] !== '.'; }).sort();
+  hostExpect(names.length === threads, 'readdir /output: ' + names.join(' '));
+  for (var t = 0; t < threads; t++) {
+    hostExpect(fs.readFile('/output/t' + t + '.txt', { encoding: 'utf8' }) === 'thread ' + t + ' done\n',
+               'the output of thread ' + t);
+  }
+  fs.unlink('/output/t0.txt');
+  console.log('js-api host: outputs: ' + (hostFailures === before ? 'ok' : (hostFailures - before) + ' failed'));
+  return hostFailures;
+};
