@@ -32,6 +32,8 @@ test('unknown or missing option values are one-line errors with status 2', () =>
   expectUsageError(['--malloc'], /--malloc needs a value/);
   expectUsageError(['-sMALLOC=emmalloc', 'x.c'], /use --malloc=NAME or --fs=NAME/);
   expectUsageError(['-sWASMFS', 'x.c'], /use --malloc=NAME or --fs=NAME/);
+  expectUsageError(['--preload-file', 'data@/data', 'x.c'], /'--preload-file' needs Emscripten's JS file system.*--fs=js/);
+  expectUsageError(['--fs=wasmscale', '-sNODERAWFS=1', 'x.c'], /'-sNODERAWFS=1' needs Emscripten's JS file system/);
 });
 
 test('a missing emcc is named, with status 2', () => {
@@ -53,7 +55,10 @@ test('flags map onto emcc settings at link time only', () => {
     return result.stdout.trim().split(' ');
   };
   assert.ok(printed(['x.c']).includes('-sMALLOC=dlmalloc'), 'dlmalloc is the default');
-  assert.ok(!printed(['x.c']).includes('-sWASMFS'), 'the JS FS is the default');
+  const defaults = printed(['x.c']);
+  assert.ok(!defaults.includes('-sWASMFS') && defaults.at(-1).endsWith('wasm-st/libwasmscale-fs.a'),
+            `wasmscale's file system is the default: ${defaults.join(' ')}`);
+  assert.ok(!printed(['--fs=js', 'x.c']).some((arg) => arg.includes('libwasmscale-fs')), '--fs=js links no wasmscale FS');
   assert.ok(printed(['--malloc=emmalloc', 'x.c']).includes('-sMALLOC=emmalloc'));
   assert.ok(printed(['--fs', 'wasmfs', 'x.c']).includes('-sWASMFS'));
   const compileOnly = printed(['--malloc=emmalloc', '--fs=wasmfs', '-c', 'x.c']);
@@ -62,8 +67,9 @@ test('flags map onto emcc settings at link time only', () => {
   assert.equal(compile[1], `-I${path.join(ROOT, 'include')}`, "wasmscale's headers are on the include path");
   assert.deepEqual(compile.slice(2), ['-O2', '-c', 'x.c', '-o', 'x.o'], 'other arguments pass through in order');
   const wasmscale = printed(['--malloc=wasmscale', '-pthread', 'x.c']);
-  assert.ok(wasmscale.includes('-sMALLOC=none') && wasmscale.at(-1).endsWith('wasm-mt/libwasmscale-alloc.a'), wasmscale.join(' '));
-  assert.ok(printed(['--malloc=wasmscale-checked', 'x.c']).at(-1).endsWith('wasm-st-checked/libwasmscale-alloc.a'));
+  assert.ok(wasmscale.includes('-sMALLOC=none') && wasmscale.some((arg) => arg.endsWith('wasm-mt/libwasmscale-alloc.a')),
+            wasmscale.join(' '));
+  assert.ok(printed(['--malloc=wasmscale-checked', 'x.c']).some((arg) => arg.endsWith('wasm-st-checked/libwasmscale-alloc.a')));
 });
 
 const builds = [
@@ -73,6 +79,9 @@ const builds = [
   { malloc: 'mimalloc', fs: 'wasmfs', pthread: false },
   { malloc: 'wasmscale', fs: 'wasmfs', pthread: true },
   { malloc: 'wasmscale', fs: 'js', pthread: false },
+  { malloc: 'dlmalloc', fs: 'wasmscale', pthread: false },
+  { malloc: 'mimalloc', fs: 'wasmscale', pthread: true },
+  { malloc: 'wasmscale', fs: 'wasmscale', pthread: true },
 ];
 for (const { malloc, fs: fileSystem, pthread } of builds) {
   test(`builds and runs from another directory: --malloc=${malloc} --fs=${fileSystem}${pthread ? ' -pthread' : ''}`, () => {
@@ -81,7 +90,7 @@ for (const { malloc, fs: fileSystem, pthread } of builds) {
     const build = run(DRIVER, [`--malloc=${malloc}`, `--fs=${fileSystem}`, '-O2', ...flags, FIXTURE, '-o', out], { cwd: scratch });
     assert.equal(build.status, 0, build.stderr);
     const js = fs.readFileSync(out, 'utf8');
-    // The JS FS puts its MEMFS into the .js; WasmFS keeps files in Wasm.
+    // The JS FS puts its MEMFS into the .js; WasmFS and wasmscale keep files in Wasm.
     assert.equal(js.includes('MEMFS'), fileSystem === 'js', `MEMFS in the .js for --fs=${fileSystem}`);
     const result = runWasm(out, [], { cwd: scratch });
     assert.equal(result.status, 0, result.stderr);
