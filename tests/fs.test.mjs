@@ -99,25 +99,26 @@ test('fsx random operations: Linux, the core under ASan+UBSan, Wasm on Node and 
   expectOutput(await inChromium(wasm('fsx'), ['4000']), matched);
 });
 
+// A threaded program on wasmscale's core under TSan (no report) and ASan+UBSan, then in Wasm
+// on Node and in Chromium; each run must print `pattern`.
+async function expectOnCoreAndWasm(name, pattern, { coreArgs, wasmArgs, chromiumArgs = wasmArgs }) {
+  const tsan = run(core(name, 'thread'), coreArgs);
+  assert.doesNotMatch(tsan.stderr, /ThreadSanitizer/, tsan.stderr.slice(0, 4000));
+  expectOutput(tsan, pattern);
+  expectOutput(run(core(name, 'address,undefined'), coreArgs), pattern);
+  expectOutput(runWasm(wasm(name), wasmArgs), pattern);
+  expectOutput(await inChromium(wasm(name), chromiumArgs), pattern);
+}
+
 test('threads: many threads create, rename, read and delete; the final state is verified', async () => {
   const verified = /threads: \d+ threads x \d+ rounds: final state verified/;
   expectOutput(run(linux('threads'), ['4', '40']), verified);
-  const tsan = run(core('threads', 'thread'), ['4', '40']);
-  assert.doesNotMatch(tsan.stderr, /ThreadSanitizer/, tsan.stderr.slice(0, 4000));
-  expectOutput(tsan, verified);
-  expectOutput(run(core('threads', 'address,undefined'), ['4', '40']), verified);
-  expectOutput(runWasm(wasm('threads'), ['4', '60']), verified);
-  expectOutput(await inChromium(wasm('threads'), ['4', '60']), verified);
+  await expectOnCoreAndWasm('threads', verified, { coreArgs: ['4', '40'], wasmArgs: ['4', '60'] });
 });
 
 test('sharing: one description, one file and a reused descriptor number under many threads', async () => {
-  const consistent = /sharing: \d+ threads x \d+ rounds: all consistent/;
-  const tsan = run(core('sharing', 'thread'), ['4', '300']);
-  assert.doesNotMatch(tsan.stderr, /ThreadSanitizer/, tsan.stderr.slice(0, 4000));
-  expectOutput(tsan, consistent);
-  expectOutput(run(core('sharing', 'address,undefined'), ['4', '300']), consistent);
-  expectOutput(runWasm(wasm('sharing'), ['4', '300']), consistent);
-  expectOutput(await inChromium(wasm('sharing'), ['4', '200']), consistent);
+  await expectOnCoreAndWasm('sharing', /sharing: \d+ threads x \d+ rounds: all consistent/,
+                            { coreArgs: ['4', '300'], wasmArgs: ['4', '300'], chromiumArgs: ['4', '200'] });
 });
 
 test('JS API: the host writes inputs, reads outputs and sees errno codes while pthreads use the files', async () => {

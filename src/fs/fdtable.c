@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "internal.h"
 
@@ -88,11 +87,6 @@ ws_file *ws_fd_get(int fd) {
   }
 }
 
-// Swaps the slot's value (table_lock held); returns the old one.
-static uintptr_t swap_slot(int fd, uintptr_t value) {
-  return atomic_exchange_explicit(&slots[fd], value, memory_order_acq_rel);
-}
-
 int ws_fd_install(ws_file *file, int minimum, int fd_flags) {
   if (minimum < 0) return -EINVAL;
   pthread_mutex_lock(&table_lock);
@@ -110,7 +104,8 @@ int ws_fd_install(ws_file *file, int minimum, int fd_flags) {
 int ws_fd_install_at(ws_file *file, int fd, int fd_flags) {
   if (fd < 0 || fd >= WS_FD_MAX) return -EBADF;
   pthread_mutex_lock(&table_lock);
-  uintptr_t old = swap_slot(fd, (uintptr_t)file | (uintptr_t)(fd_flags & WS_FD_CLOEXEC));
+  uintptr_t old = atomic_exchange_explicit(&slots[fd], (uintptr_t)file | (uintptr_t)(fd_flags & WS_FD_CLOEXEC),
+                                          memory_order_acq_rel);
   pthread_mutex_unlock(&table_lock);
   ws_file_unref((ws_file *)(old & ~SLOT_CLOEXEC));
   return fd;
@@ -119,7 +114,7 @@ int ws_fd_install_at(ws_file *file, int fd, int fd_flags) {
 int ws_fd_close(int fd) {
   if (fd < 0 || fd >= WS_FD_MAX) return -EBADF;
   pthread_mutex_lock(&table_lock);
-  uintptr_t old = atomic_load_explicit(&slots[fd], memory_order_acquire) == 0 ? 0 : swap_slot(fd, 0);
+  uintptr_t old = atomic_exchange_explicit(&slots[fd], 0, memory_order_acq_rel);
   pthread_mutex_unlock(&table_lock);
   if (old == 0) return -EBADF;
   ws_file_unref((ws_file *)(old & ~SLOT_CLOEXEC));
@@ -140,7 +135,8 @@ int ws_fd_set_flags(int fd, int fd_flags) {
   if (value == 0) {
     result = -EBADF;
   } else {
-    swap_slot(fd, (value & ~SLOT_CLOEXEC) | (uintptr_t)(fd_flags & WS_FD_CLOEXEC));
+    atomic_store_explicit(&slots[fd], (value & ~SLOT_CLOEXEC) | (uintptr_t)(fd_flags & WS_FD_CLOEXEC),
+                          memory_order_release);
   }
   pthread_mutex_unlock(&table_lock);
   return result;
