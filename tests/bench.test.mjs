@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, run } from './helpers.mjs';
 import { configurations, knownIssue } from '../bench/runner/matrix.mjs';
-import { validateResults, RECORD_KEYS } from '../bench/runner/schema.mjs';
+import { validateResults, RECORD_KEYS, SCHEMA } from '../bench/runner/schema.mjs';
 import { parseOutput } from '../bench/runner/protocol.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-bench-'));
@@ -81,9 +81,9 @@ test('only a peer\'s documented symptom counts as a known issue', () => {
 test('the schema rejects malformed results', () => {
   const record = Object.fromEntries(RECORD_KEYS.map((key) => [key, null]));
   Object.assign(record, { workload: 'malloc', variant: 'standard', host: 'node', threads: 2, malloc: 'dlmalloc',
-    fs: 'js', where: 'pthread', scale: 1, rep: 1, ms: 3, ops: 10, peak_bytes: 100, wasm_bytes: 5000,
+    fs: 'js', where: 'pthread', scale: 1, round: 1, rep: 1, ms: 3, ops: 10, peak_bytes: 100, wasm_bytes: 5000,
     checksum: '00000000000000ff', ok: true, status: 'ok', known_issue: null });
-  const results = { schema: 'wasmscale-bench/1', started: '2026-01-01T00:00:00Z', finished: '2026-01-01T00:01:00Z',
+  const results = { schema: SCHEMA, started: '2026-01-01T00:00:00Z', finished: '2026-01-01T00:01:00Z',
                     machine: { cores: 2 }, records: [record] };
   assert.deepEqual(validateResults(results), []);
   assert.match(validateResults({ ...results, records: [{ ...record, host: 'safari' }] })[0], /host/);

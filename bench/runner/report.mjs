@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BASELINE, MALLOCS, NATIVE_MALLOCS, FILE_SYSTEMS, HOSTS, THREAD_COUNTS } from './matrix.mjs';
+import { BASELINE, MALLOCS, NATIVE_MALLOCS, FILE_SYSTEMS, HOSTS, THREAD_COUNTS, runsPerConfiguration } from './matrix.mjs';
 import { targetsSection } from './targets.mjs';
 import { summarize, find, fmt, ratio, mib, kib, cell, table } from './summary.mjs';
 import { lineChart, barChart } from './charts.mjs';
@@ -140,13 +140,21 @@ export function headline(summary) {
   return table(['host', 'workload', '1 thread', '2 threads', '4 threads', '1 → 4 threads'], rows);
 }
 
+function fullRuns() {
+  const { rounds, reps, warmup } = runsPerConfiguration();
+  return `${rounds} rounds over the whole suite, each running every configuration afresh with ${warmup} warm-up and ` +
+         `${reps} measured repetitions`;
+}
+
 function problemsSection(summary) {
-  const rows = [...summary.values()].filter((row) => row.status !== 'ok')
-    .map((row) => [row.host, `${row.workload}/${row.variant}`, `${row.malloc}/${row.fs}/${row.where}`, row.threads, row.status,
+  const rows = [...summary.values()].filter((row) => row.status !== 'ok' || row.failedRuns > 0)
+    .map((row) => [row.host, `${row.workload}/${row.variant}`, `${row.malloc}/${row.fs}/${row.where}`, row.threads,
+                   row.status === 'ok' ? `${row.failedRuns} run(s) failed; measured from the ${row.n} repetitions of the others` : row.status,
                    row.reason, row.knownIssue ?? '']);
   if (rows.length === 0) return ['## Runs that did not complete', '', 'None: every configuration ran and verified its results.', ''];
   return ['## Runs that did not complete', '',
-    'A configuration with any failed repetition is shown here rather than in the tables above.', '',
+    'A configuration with a failed run is shown here rather than in the tables above, unless every failure is a known',
+    'peer issue and other rounds completed: then the tables show it measured from those.', '',
     table(['host', 'workload', 'malloc/fs/where', 'threads', 'status', 'why', 'known peer issue'], rows), ''];
 }
 
@@ -156,7 +164,7 @@ export async function writeReport(results, outDir) {
   const m = results.machine;
   const lines = [
     '# wasmscale benchmark report', '',
-    `Run ${results.started} → ${results.finished} (${results.quick ? 'quick mode: little work, 1 measured run each; not for conclusions' : 'full: 5 measured runs each after 1 warm-up'}), ${results.records.length} records.`, '',
+    `Run ${results.started} → ${results.finished} (${results.quick ? 'quick mode: little work, 1 measured run each; not for conclusions' : `full: ${fullRuns()}`}), ${results.records.length} records.`, '',
     `Machine: ${m.cpu}, ${m.cores} cores, ${(m.memory_bytes / 2 ** 30).toFixed(0)} GiB, ${m.os}. Node ${m.node}; ${m.emcc}; ${m.chromium}.`, '',
     'Reproduce: `make bench` (or `make bench QUICK=1`); raw records in the JSON file beside this report.',
     'Times are wall-clock milliseconds of the timed region, measured inside the program; each program verifies its own results.', '',

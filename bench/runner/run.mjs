@@ -1,5 +1,5 @@
-// Runs the benchmark suite: every configuration of matrix.mjs on every host, each as one
-// process (Node) or page (Chromium) doing warm-up + measured repetitions. Writes
+// Runs the benchmark suite: every configuration of matrix.mjs on every host, once per round,
+// each time as one process (Node) or page (Chromium) doing warm-up + measured repetitions. Writes
 // bench/results/<timestamp>.json, then the report and charts (report.mjs).
 //
 // usage: node bench/runner/run.mjs [--quick] [--hosts=node,chromium] [--only=WORKLOAD[,...]]
@@ -49,9 +49,9 @@ function programFiles(config, hostName) {
 
 // One record per measured repetition; a run that failed or was unsupported gives one record
 // with ok=false and the reason, so no row silently disappears.
-function toRecords(config, host, outcome, wasmBytes) {
+function toRecords(config, host, round, outcome, wasmBytes) {
   const base = {
-    workload: config.workload, variant: config.variant, host, threads: config.threads,
+    workload: config.workload, variant: config.variant, host, threads: config.threads, round,
     malloc: config.malloc, fs: config.fs, where: config.where, scale: config.scale, wasm_bytes: wasmBytes,
   };
   const measured = outcome.reps.filter((rep) => !rep.warmup);
@@ -95,25 +95,27 @@ function progressLine(index, total, host, config, records) {
 }
 
 export async function runSuite(options) {
-  const { reps, warmup } = runsPerConfiguration(options);
+  const { rounds, reps, warmup } = runsPerConfiguration(options);
   const configs = configurations(options).filter((config) => !options.only || options.only.includes(config.workload));
   const records = [];
-  const total = options.hosts.reduce((sum, host) => sum + configs.filter((c) => c.hosts.includes(host)).length, 0);
+  const total = rounds * options.hosts.reduce((sum, host) => sum + configs.filter((c) => c.hosts.includes(host)).length, 0);
   let index = 0;
   for (const hostName of options.hosts) {
     const host = makeHost(hostName);
     await host.start();
     try {
-      for (const config of configs.filter((c) => c.hosts.includes(hostName))) {
-        const files = programFiles(config, hostName);
-        if (!fs.existsSync(files.program)) throw new Error(`${files.program} is missing: run 'make programs' first`);
-        const args = [`--variant=${config.variant}`, `--threads=${config.threads}`, `--reps=${reps}`,
-                      `--warmup=${warmup}`, `--scale=${config.scale}`];
-        const result = await host.run(files.program, args, { timeoutMs: TIMEOUT_MS, preload: nativePreload(config.malloc, ROOT) });
-        const runRecords = toRecords(config, hostName, parseOutput(result.lines, result.exitCode),
-                                     files.wasm ? fs.statSync(files.wasm).size : null);
-        records.push(...runRecords);
-        console.log(progressLine(++index, total, hostName, config, runRecords));
+      for (let round = 1; round <= rounds; round++) {
+        for (const config of configs.filter((c) => c.hosts.includes(hostName))) {
+          const files = programFiles(config, hostName);
+          if (!fs.existsSync(files.program)) throw new Error(`${files.program} is missing: run 'make programs' first`);
+          const args = [`--variant=${config.variant}`, `--threads=${config.threads}`, `--reps=${reps}`,
+                        `--warmup=${warmup}`, `--scale=${config.scale}`];
+          const result = await host.run(files.program, args, { timeoutMs: TIMEOUT_MS, preload: nativePreload(config.malloc, ROOT) });
+          const runRecords = toRecords(config, hostName, round, parseOutput(result.lines, result.exitCode),
+                                       files.wasm ? fs.statSync(files.wasm).size : null);
+          records.push(...runRecords);
+          console.log(progressLine(++index, total, hostName, config, runRecords));
+        }
       }
     } finally {
       await host.close();

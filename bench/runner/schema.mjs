@@ -1,5 +1,5 @@
 // The shape of bench/results/<timestamp>.json, checked before it is written and by the tests.
-export const SCHEMA = 'wasmscale-bench/1';
+export const SCHEMA = 'wasmscale-bench/2';  // 2: records name their round
 
 const nullableNumber = (value) => value === null || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
 const RECORD_FIELDS = {
@@ -11,6 +11,7 @@ const RECORD_FIELDS = {
   fs: (v) => typeof v === 'string' && v.length > 0,
   where: (v) => ['main', 'pthread'].includes(v),
   scale: (v) => typeof v === 'number' && v > 0,
+  round: (v) => Number.isInteger(v) && v >= 1,  // the suite's pass that ran it (run.mjs)
   rep: (v) => Number.isInteger(v) && v >= 0,
   ms: nullableNumber,
   ops: nullableNumber,

@@ -6,7 +6,11 @@ export function median(values) {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-// Groups records by configuration: { key -> { ...config, n, median, min, max, usPerOp, peak, wasm, status, reason } }.
+// Groups records by configuration:
+// { key -> { ...config, n, median, min, max, usPerOp, usPerOpBest, peak, wasm, status, reason } }.
+// A configuration with a failed run is failed, unless every failure is a known peer issue
+// (matrix.mjs) and other rounds completed: then it is measured from those, and `failedRuns`,
+// `reason` and `knownIssue` say what happened to the rest.
 export function summarize(records) {
   const groups = new Map();
   for (const record of records) {
@@ -18,14 +22,17 @@ export function summarize(records) {
   for (const [key, { record, ok, failures }] of groups) {
     const { host, workload, variant, malloc, fs: fileSystem, where, threads, wasm_bytes } = record;
     const base = { host, workload, variant, malloc, fs: fileSystem, where, threads, wasm: wasm_bytes };
-    if (ok.length === 0 || failures.length > 0) {
-      summary.set(key, { ...base, n: 0, status: failures[0].status, reason: failures[0].reason, knownIssue: failures[0].known_issue });
+    const failure = failures[0];
+    const why = failure ? { failedRuns: failures.length, reason: failure.reason, knownIssue: failure.known_issue } : { failedRuns: 0 };
+    if (ok.length === 0 || failures.some((r) => !r.known_issue)) {
+      summary.set(key, { ...base, n: 0, ...why, status: (failures.find((r) => !r.known_issue) ?? failure).status });
       continue;
     }
     const times = ok.map((r) => r.ms);
     const med = median(times);
-    summary.set(key, { ...base, n: ok.length, status: 'ok', median: med, min: Math.min(...times), max: Math.max(...times),
-                       usPerOp: (med * 1000) / ok[0].ops, peak: Math.max(...ok.map((r) => r.peak_bytes)) });
+    summary.set(key, { ...base, n: ok.length, status: 'ok', ...why, median: med, min: Math.min(...times),
+                       max: Math.max(...times), usPerOp: (med * 1000) / ok[0].ops,
+                       usPerOpBest: (Math.min(...times) * 1000) / ok[0].ops, peak: Math.max(...ok.map((r) => r.peak_bytes)) });
   }
   return summary;
 }

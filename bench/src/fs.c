@@ -3,7 +3,7 @@
 // the same calls are timed from both places.
 //
 // Variants:
-//   records    one file of 100-byte records: write them all, then passes that seek to each
+//   records    one file of 100-byte records: write them all, then 40 passes that seek to each
 //              record in a scattered order, overwrite it, seek back and read it back;
 //   smallfile  cycles of create, write, close, reopen, read, close, unlink;
 //   files      the records work split over N threads, each on a file of its own, at once.
@@ -22,8 +22,8 @@
 
 enum { RECORD_BYTES = 100, CHUNK_RECORDS = 64 };
 #define DEFAULT_RECORDS 1000.0
-#define DEFAULT_PASSES 4
-#define DEFAULT_SMALLFILE_CYCLES 1500.0
+#define PASSES 40
+#define DEFAULT_SMALLFILE_CYCLES 6000.0
 
 typedef struct fs_run {
   const bench_args *args;
@@ -86,7 +86,7 @@ static uint64_t records_on_file(const char *path, uint64_t records) {
     check_size((long)write(fd, record, RECORD_BYTES), RECORD_BYTES, "write", path);
   }
   uint64_t sum = 0;
-  for (uint64_t pass = 0; pass < DEFAULT_PASSES; pass++) {
+  for (uint64_t pass = 0; pass < PASSES; pass++) {
     for (uint64_t at = 0; at < records; at += CHUNK_RECORDS) {
       sum += record_pass_fn(fd, path, records, pass, at, records - at < CHUNK_RECORDS ? records : at + CHUNK_RECORDS);
     }
@@ -161,7 +161,7 @@ static uint64_t fs_rep(const bench_args *args, void *context) {
 
 // File-system calls one repetition makes (open, lseek, read, write, fstat, close, unlink).
 static uint64_t count_calls(const fs_run *run) {
-  const uint64_t per_record = 1 + 4 * DEFAULT_PASSES, per_file = 4, per_cycle = 7;
+  const uint64_t per_record = 1 + 4 * PASSES, per_file = 4, per_cycle = 7;
   if (strcmp(run->args->variant, "smallfile") == 0) return run->cycles * per_cycle;
   if (strcmp(run->args->variant, "records") == 0) return run->records * per_record + per_file;
   return run->records * per_record + per_file * (uint64_t)run->args->threads;

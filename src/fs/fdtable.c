@@ -2,7 +2,8 @@
 //
 // Looking a descriptor up (every read, write and lseek) only reads the table: it loads the
 // slot, takes a reference on the description unless its count is already zero, and checks
-// the slot still holds it. That is safe because descriptions are never given back to malloc:
+// the slot still holds it. Calls that use the position take it in the same atomic operation
+// (it is a bit of the reference word), so a read costs two: one to take, one to give back. That is safe because descriptions are never given back to malloc:
 // a closed one goes to a free list and is reused as a description, so a lookup that raced
 // with close touches a counter, never freed memory. Threads using different descriptors so
 // write no shared word (slots sit next to each other; descriptions have cache lines of their
@@ -41,7 +42,6 @@ ws_file *ws_file_new(ws_node *node, int flags) {
   if (file == NULL) return NULL;
   atomic_init(&file->flags, flags);
   file->node = node;
-  file->position_lock = (ws_rwlock)WS_RWLOCK_INIT;
   file->position = 0;
   file->lock_owner = (uint64_t)(uintptr_t)file;
   if (node->mount != NULL) atomic_fetch_add(&node->mount->open_files, 1);
@@ -50,8 +50,8 @@ ws_file *ws_file_new(ws_node *node, int flags) {
   return file;
 }
 
-void ws_file_unref(ws_file *file) {
-  if (file == NULL || atomic_fetch_sub_explicit(&file->refs, 1, memory_order_acq_rel) != 1) return;
+// The last reference is gone (so is the position: its holder has a reference).
+static void file_destroy(ws_file *file) {
   ws_node *node = file->node;
   ws_locks_release(node, file->lock_owner);
   if (node->pipe != NULL) ws_pipe_close_end(node->pipe, atomic_load(&file->flags) & O_ACCMODE);
@@ -63,29 +63,69 @@ void ws_file_unref(ws_file *file) {
   pthread_mutex_unlock(&spare_lock);
 }
 
-// A reference unless the count is zero (the description is closed, or being reused).
-static bool try_ref(ws_file *file) {
+void ws_file_unref(ws_file *file) {
+  if (file == NULL) return;
+  uint32_t old = atomic_fetch_sub_explicit(&file->refs, 1, memory_order_acq_rel);
+  if ((old & WS_FILE_REFS_MASK) == 1) file_destroy(file);
+}
+
+void ws_file_hold_position(ws_file *file) {
   uint32_t refs = atomic_load_explicit(&file->refs, memory_order_relaxed);
+  if ((refs & WS_FILE_POSITION_HELD) == 0 &&
+      atomic_compare_exchange_weak_explicit(&file->refs, &refs, refs + WS_FILE_POSITION_HELD, memory_order_acquire,
+                                            memory_order_relaxed)) {
+    return;
+  }
+  ws_lockword_acquire_slow(&file->refs, WS_FILE_POSITION_HELD, WS_FILE_POSITION_HELD);
+}
+
+// Gives back the position and `refs` references in one operation.
+static void put(ws_file *file, uint32_t refs) {
+  uint32_t old = atomic_fetch_sub_explicit(&file->refs, WS_FILE_POSITION_HELD + refs, memory_order_acq_rel);
+  if (old & WS_FILE_POSITION_WAITING) ws_lockword_wake(&file->refs);
+  if (refs != 0 && (old & WS_FILE_REFS_MASK) == refs) file_destroy(file);
+}
+
+void ws_file_release_position(ws_file *file) { put(file, 0); }
+void ws_file_put_position(ws_file *file) { put(file, 1); }
+
+// A reference unless the count is zero (the description is closed, or being reused); with
+// `position`, the position too when it is free (*got_position says whether it was taken).
+static bool try_ref(ws_file *file, bool position, bool *got_position) {
+  uint32_t refs = atomic_load_explicit(&file->refs, memory_order_relaxed), taken;
   do {
-    if (refs == 0) return false;
-  } while (!atomic_compare_exchange_weak_explicit(&file->refs, &refs, refs + 1, memory_order_acquire,
+    if ((refs & WS_FILE_REFS_MASK) == 0) return false;
+    *got_position = position && (refs & WS_FILE_POSITION_HELD) == 0;
+    taken = refs + 1 + (*got_position ? WS_FILE_POSITION_HELD : 0);
+  } while (!atomic_compare_exchange_weak_explicit(&file->refs, &refs, taken, memory_order_acquire,
                                                   memory_order_relaxed));
   return true;
 }
 
-ws_file *ws_fd_get(int fd) {
+static ws_file *lookup(int fd, bool position) {
   ws_fs_init();  // descriptors 0-2 exist before any file is opened
   if (fd < 0 || fd >= WS_FD_MAX) return NULL;
   for (;;) {
     uintptr_t value = atomic_load_explicit(&slots[fd], memory_order_acquire);
     if (value == 0) return NULL;
     ws_file *file = (ws_file *)(value & ~SLOT_CLOEXEC);
-    if (try_ref(file)) {
-      if ((atomic_load_explicit(&slots[fd], memory_order_acquire) & ~SLOT_CLOEXEC) == (uintptr_t)file) return file;
-      ws_file_unref(file);  // closed (and perhaps reused) meanwhile: look again
+    bool got_position;
+    if (try_ref(file, position, &got_position)) {
+      if ((atomic_load_explicit(&slots[fd], memory_order_acquire) & ~SLOT_CLOEXEC) == (uintptr_t)file) {
+        if (position && !got_position) ws_file_hold_position(file);  // another call has it: wait
+        return file;
+      }
+      if (got_position) {  // closed (and perhaps reused) meanwhile: look again
+        ws_file_put_position(file);
+      } else {
+        ws_file_unref(file);
+      }
     }
   }
 }
+
+ws_file *ws_fd_get(int fd) { return lookup(fd, false); }
+ws_file *ws_fd_get_position(int fd) { return lookup(fd, true); }
 
 int ws_fd_install(ws_file *file, int minimum, int fd_flags) {
   if (minimum < 0) return -EINVAL;

@@ -19,7 +19,7 @@
 //      a directory's name and parent change only under it
 //   2. directory node locks: a parent before its child; two unrelated directories (rename)
 //      in address order
-//   3. ws_file.position_lock (read/write/lseek on one description)
+//   3. a description's position (WS_FILE_POSITION_HELD: read/write/lseek/getdents on it)
 //   4. file node lock (data and attributes)
 //   5. leaf locks: pipe buffers, the fd table, the mount table, the console, fault injection
 // Path walks hold one directory lock at a time (a read lock, while looking up one name) and
@@ -217,12 +217,17 @@ int ws_at_dir(int dirfd, const char *path, ws_node **at);
 int ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **child);
 
 // ----- open file descriptions and the fd table (fdtable.c) ----------------------------------
+// refs: bits 0-29 count references; WS_FILE_POSITION_HELD is the lock on `position` (in the
+// same word, so a read or write takes its reference and the position in one atomic operation);
+// WS_FILE_POSITION_WAITING marks a thread asleep on the word, waiting for the position.
+#define WS_FILE_REFS_MASK 0x3fffffffu
+#define WS_FILE_POSITION_HELD 0x40000000u
+#define WS_FILE_POSITION_WAITING 0x80000000u
 typedef struct ws_file {
   _Atomic uint32_t refs;
   _Atomic int flags;  // O_ACCMODE and status flags (O_APPEND, O_NONBLOCK...)
   ws_node *node;      // referenced
-  ws_rwlock position_lock;  // exclusive only
-  uint64_t position;  // bytes; for directories the next readdir cookie
+  uint64_t position;  // bytes; for directories the next readdir cookie; under POSITION_HELD
   uint64_t lock_owner;  // record locks of this description (F_OFD_*): its identity
 } ws_file;
 
@@ -233,6 +238,12 @@ enum { WS_FD_CLOEXEC = 1 };
 int ws_fd_install(ws_file *file, int minimum, int fd_flags);  // lowest free fd >= minimum or -EMFILE
 int ws_fd_install_at(ws_file *file, int fd, int fd_flags);    // dup2: replaces what fd held
 ws_file *ws_fd_get(int fd);  // referenced, or NULL (EBADF)
+// Referenced and with the position held (one atomic operation when nobody else holds it),
+// or NULL; ws_file_put_position gives both back.
+ws_file *ws_fd_get_position(int fd);
+void ws_file_put_position(ws_file *file);
+void ws_file_hold_position(ws_file *file);     // on a description the caller references
+void ws_file_release_position(ws_file *file);  // keeps the reference
 int ws_fd_close(int fd);
 int ws_fd_get_flags(int fd);
 int ws_fd_set_flags(int fd, int fd_flags);

@@ -1,7 +1,7 @@
 // Data calls on descriptors: read/write (plain, vectored, positioned), lseek, truncate, fsync,
 // fallocate and getdents. A regular file's data is read under its node's shared lock (readers
 // never block readers) and written under its exclusive lock; a description's position has a
-// lock of its own, taken only by calls that use it.
+// lock of its own (a bit of its reference word), taken only by calls that use it.
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -72,10 +72,14 @@ static int64_t vector_length(const struct iovec *iov, int count) {
 static int64_t transfer(int fd, const struct iovec *iov, int count, int64_t offset, bool writing) {
   int64_t total = vector_length(iov, count);
   if (total < 0) return total;
-  ws_file *file = ws_fd_get(fd);
+  // Taken with the position; a pipe or device gives it back at once, since it has no position
+  // and a blocked read must not keep another thread from writing through the same description.
+  ws_file *file = offset < 0 ? ws_fd_get_position(fd) : ws_fd_get(fd);
   if (file == NULL) return -EBADF;
-  int access = atomic_load_explicit(&file->flags, memory_order_relaxed) & O_ACCMODE;
   ws_node *node = file->node;
+  bool positioned = offset < 0 && seekable(node);
+  if (offset < 0 && !positioned) ws_file_release_position(file);
+  int access = atomic_load_explicit(&file->flags, memory_order_relaxed) & O_ACCMODE;
   int64_t done = 0, result = 0;
   if (access == (writing ? O_RDONLY : O_WRONLY)) {
     result = -EBADF;
@@ -84,8 +88,6 @@ static int64_t transfer(int fd, const struct iovec *iov, int count, int64_t offs
   } else if (offset >= 0 && !positionable(node)) {
     result = -ESPIPE;
   } else {
-    bool positioned = offset < 0 && seekable(node);
-    if (positioned) ws_rwlock_write(&file->position_lock);
     uint64_t at = positioned ? file->position : (uint64_t)(offset < 0 ? 0 : offset);
     for (int i = 0; i < count && result >= 0; i++) {
       if (iov[i].iov_len == 0) continue;
@@ -100,12 +102,13 @@ static int64_t transfer(int fd, const struct iovec *iov, int count, int64_t offs
       }
       if (result < (int64_t)iov[i].iov_len) break;  // short: end of file, pipe empty, error
     }
-    if (positioned) {
-      file->position = at;
-      ws_rwlock_unlock(&file->position_lock);
-    }
+    if (positioned) file->position = at;
   }
-  ws_file_unref(file);
+  if (positioned) {
+    ws_file_put_position(file);
+  } else {
+    ws_file_unref(file);
+  }
   return done > 0 ? done : result;  // an error after some bytes moved reports the bytes
 }
 
@@ -128,7 +131,7 @@ int64_t ws_fs_write(int fd, const void *buffer, size_t length) {
 }
 
 int64_t ws_fs_lseek(int fd, int64_t offset, int whence) {
-  ws_file *file = ws_fd_get(fd);
+  ws_file *file = ws_fd_get_position(fd);
   if (file == NULL) return -EBADF;
   ws_node *node = file->node;
   int64_t result;
@@ -137,7 +140,6 @@ int64_t ws_fs_lseek(int fd, int64_t offset, int whence) {
   } else if (!seekable(node)) {
     result = -ESPIPE;
   } else {
-    ws_rwlock_write(&file->position_lock);
     int64_t base = -1;
     if (whence == SEEK_SET) {
       base = 0;
@@ -158,9 +160,8 @@ int64_t ws_fs_lseek(int fd, int64_t offset, int whence) {
       result = base + offset;
       file->position = (uint64_t)result;
     }
-    ws_rwlock_unlock(&file->position_lock);
   }
-  ws_file_unref(file);
+  ws_file_put_position(file);
   return result;
 }
 
@@ -268,7 +269,7 @@ int ws_fs_getdents(int fd, ws_dirent_sink sink, void *context) {
   ws_node *parent = ws_mount_parent(dir);
   ws_dirent entry;
   int given = 0, result = 0;
-  ws_rwlock_write(&file->position_lock);
+  ws_file_hold_position(file);
   ws_rwlock_read(&dir->lock);
   for (;;) {
     uint64_t cookie = file->position, next;
@@ -294,8 +295,7 @@ int ws_fs_getdents(int fd, ws_dirent_sink sink, void *context) {
     given++;
   }
   ws_rwlock_unlock(&dir->lock);
-  ws_rwlock_unlock(&file->position_lock);
   ws_node_unref(parent);
-  ws_file_unref(file);
+  ws_file_put_position(file);
   return result < 0 ? result : given;
 }

@@ -87,9 +87,9 @@ static int lock_range(ws_file *file, const struct flock *request, uint64_t *star
   switch (request->l_whence) {
     case SEEK_SET: base = 0; break;
     case SEEK_CUR:
-      ws_rwlock_write(&file->position_lock);
+      ws_file_hold_position(file);
       base = (int64_t)file->position;
-      ws_rwlock_unlock(&file->position_lock);
+      ws_file_release_position(file);
       break;
     case SEEK_END:
       ws_rwlock_read(&file->node->lock);

@@ -25,13 +25,15 @@ typedef struct ws_rwlock {
 #define WS_RW_WAITING 0x80000000u
 #define WS_RW_SPINS 100
 
-// The slow path: `free_if` says which bits must be clear to take the lock, `take` what to add.
-static inline void ws_rwlock_wait_acquire(ws_rwlock *lock, unsigned free_if, unsigned take) {
+// The slow path of any lock kept in a word with these bit meanings (the rwlock; a file
+// description's position, in its reference count): `free_if` says which bits must be clear to
+// take the lock, `take` what to add.
+static inline void ws_lockword_acquire_slow(_Atomic unsigned *lock_word, unsigned free_if, unsigned take) {
   int spins = 0;
   for (;;) {
-    unsigned word = atomic_load_explicit(&lock->word, memory_order_relaxed);
+    unsigned word = atomic_load_explicit(lock_word, memory_order_relaxed);
     if ((word & free_if) == 0) {
-      if (atomic_compare_exchange_weak_explicit(&lock->word, &word, word + take, memory_order_acquire,
+      if (atomic_compare_exchange_weak_explicit(lock_word, &word, word + take, memory_order_acquire,
                                                 memory_order_relaxed)) {
         return;
       }
@@ -42,12 +44,19 @@ static inline void ws_rwlock_wait_acquire(ws_rwlock *lock, unsigned free_if, uns
       continue;
     }
     if ((word & WS_RW_WAITING) == 0 &&
-        !atomic_compare_exchange_weak_explicit(&lock->word, &word, word | WS_RW_WAITING, memory_order_relaxed,
+        !atomic_compare_exchange_weak_explicit(lock_word, &word, word | WS_RW_WAITING, memory_order_relaxed,
                                                memory_order_relaxed)) {
       continue;
     }
-    ws_prim_futex_wait(&lock->word, word | WS_RW_WAITING);
+    ws_prim_futex_wait(lock_word, word | WS_RW_WAITING);
   }
+}
+
+// After a release that found WS_RW_WAITING: every sleeper wakes and competes again (one that
+// still has to wait marks the word anew).
+static inline void ws_lockword_wake(_Atomic unsigned *lock_word) {
+  atomic_fetch_and_explicit(lock_word, ~WS_RW_WAITING, memory_order_relaxed);
+  ws_prim_wake_all(lock_word);
 }
 
 static inline void ws_rwlock_read(ws_rwlock *lock) {
@@ -56,7 +65,7 @@ static inline void ws_rwlock_read(ws_rwlock *lock) {
                                                                           memory_order_acquire, memory_order_relaxed)) {
     return;
   }
-  ws_rwlock_wait_acquire(lock, WS_RW_WRITER, 1);
+  ws_lockword_acquire_slow(&lock->word, WS_RW_WRITER, 1);
 }
 
 // Exclusive: no readers, no writer.
@@ -66,7 +75,7 @@ static inline void ws_rwlock_write(ws_rwlock *lock) {
                                             memory_order_relaxed)) {
     return;
   }
-  ws_rwlock_wait_acquire(lock, ~WS_RW_WAITING, WS_RW_WRITER);
+  ws_lockword_acquire_slow(&lock->word, ~WS_RW_WAITING, WS_RW_WRITER);
 }
 
 // Either side: a holder that finds WS_RW_WRITER set is the writer.
