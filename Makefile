@@ -63,10 +63,11 @@ WASM_LIBS := $(foreach v,wasm-mt wasm-st wasm-mt-checked wasm-st-checked,$(BUILD
 # ----- the file-system library ----------------------------------------------------------------
 # The core and the memory backend build for Wasm (with the syscall layer and the console) and
 # natively (the core alone, which native tests call directly).
-FS_CORE     := $(wildcard src/fs/*.c src/fs/memory/*.c) src/platform/common.c
+FS_CORE     := $(wildcard src/fs/*.c src/fs/memory/*.c src/fs/host/*.c) src/platform/common.c
 FS_HEADERS  := $(wildcard src/fs/*.h src/fs/*/*.h src/platform/*.h include/wasmscale/*.h)
-FS_WASM     := $(FS_CORE) $(wildcard src/fs/syscalls/*.c src/fs/js/*.c) src/platform/emscripten/console.c src/platform/emscripten/futex.c
-FS_NATIVE   := $(FS_CORE) src/platform/posix/prim.c
+FS_WASM     := $(FS_CORE) $(wildcard src/fs/syscalls/*.c src/fs/js/*.c) \
+               $(addprefix src/platform/emscripten/,console.c futex.c host.c)
+FS_NATIVE   := $(FS_CORE) src/platform/posix/prim.c src/platform/posix/host.c
 FS_WARNINGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
 
 # $(call fs_library,VARIANT,COMPILER,ARCHIVER,FLAGS,SOURCES)

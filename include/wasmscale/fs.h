@@ -23,6 +23,12 @@ typedef struct ws_fs_backend ws_fs_backend;
 // The memory backend: file data in chunked extents, directories with hashed names.
 const ws_fs_backend *ws_fs_memory_backend(void);
 
+// The host-directory backend: `options` names a directory of the host (relative: against the
+// working directory), whose files every thread then reads and writes directly (on Node
+// through its fs module; -ENODEV in a browser). Paths cannot leave that directory: ".." at its
+// top and symlinks resolve inside the virtual tree. Mode and time changes stay in memory.
+const ws_fs_backend *ws_fs_host_backend(void);
+
 // Mounts a fresh instance of `backend` on the existing, empty directory `path`. Renames and
 // hard links between different mounts fail with EXDEV. Returns 0 or -errno
 // (ENOENT, ENOTDIR, ENOTEMPTY, EBUSY if something is already mounted there).

@@ -54,6 +54,46 @@ int64_t ws_prim_console_read(void *data, size_t length);
 // Fills `buffer` with random bytes; 0 or -errno.
 int ws_prim_random(void *buffer, size_t length);
 
+// ----- host files (the file system's host-directory backend) ----------------------------------
+// Synchronous calls on the host's own files, made by whichever thread needs them: natively the
+// POSIX calls, in Wasm Node's fs module (host.js), called from the calling worker itself. Paths
+// are the host's; errors are -errno in this platform's numbering; -ENODEV where there is no
+// host file system (a browser). Opens never follow a symlink in the last component.
+typedef struct ws_host_stat {
+  uint32_t mode;  // S_IFMT | permission bits
+  uint32_t nlink;
+  uint64_t ino, size, blocks;
+  int64_t atime_sec, mtime_sec, ctime_sec;
+  int32_t atime_nsec, mtime_nsec, ctime_nsec;
+} ws_host_stat;
+
+enum { WS_HOST_READ_ONLY = 0, WS_HOST_READ_WRITE = 1, WS_HOST_CREATE = 2 /* exclusive */ };
+
+int ws_prim_host_lstat(const char *path, ws_host_stat *out);
+// The absolute, symlink-free form of `path` (relative: against the working directory).
+int ws_prim_host_realpath(const char *path, char *out, size_t size);
+int ws_prim_host_open(const char *path, int how, uint32_t mode);  // a host descriptor
+int ws_prim_host_close(int fd);
+int64_t ws_prim_host_pread(int fd, void *buffer, size_t length, uint64_t offset);
+int64_t ws_prim_host_pwrite(int fd, const void *buffer, size_t length, uint64_t offset);
+int ws_prim_host_ftruncate(int fd, uint64_t size);
+int ws_prim_host_fsync(int fd);
+int ws_prim_host_mkdir(const char *path, uint32_t mode);
+int ws_prim_host_rmdir(const char *path);
+int ws_prim_host_unlink(const char *path);
+int ws_prim_host_rename(const char *from, const char *to);
+int ws_prim_host_link(const char *existing, const char *path);
+int ws_prim_host_symlink(const char *target, const char *path);
+int ws_prim_host_readlink(const char *path, char *buffer, size_t size);  // bytes, no terminator
+// Lists a directory (without . and ..) into `buffer` as packed entries: the S_IFMT bits of the
+// entry's type shifted right by 12 (one byte), its inode number (8 bytes, little endian), its
+// name and a zero byte. Returns the bytes the whole listing needs (more than `size`: call
+// again with a bigger buffer), or -errno.
+int64_t ws_prim_host_list(const char *path, void *buffer, size_t size);
+// The host directories to mount at start-up (`wasmscale-cc --mount`), as zero-terminated
+// pairs "virtual path", "host directory" in `buffer`. Returns the bytes needed (0: none).
+size_t ws_prim_host_startup_mounts(char *buffer, size_t size);
+
 // ----- diagnostics -------------------------------------------------------------------------
 // Writes a message to the error console without allocating.
 void ws_prim_write_error(const char *message);

@@ -1,0 +1,181 @@
+// Host files for the host-directory backend: Node's synchronous fs calls, made by the thread
+// that needs them (a worker_thread calls its own `require('fs')`), never proxied to the main
+// thread. Node's descriptors belong to the process, so one opened by any thread serves all.
+// Errors come back as -errno in Emscripten's numbering; without Node every call is -ENODEV.
+mergeInto(LibraryManager.library, {
+  $wasmscaleHost__deps: ['$ERRNO_CODES'],
+  $wasmscaleHost: {
+    fs: null,
+    // Node's module, or null in a browser.
+    nodeFs: function() {
+      if (!ENVIRONMENT_IS_NODE) return null;
+      if (!wasmscaleHost.fs) {
+        wasmscaleHost.fs = require('fs');
+        // A worker that closes a descriptor another thread opened makes Node warn ("closed but
+        // not opened in unmanaged mode"); sharing descriptors is the point here, so that one
+        // warning is dropped. (Node closes a worker's descriptors when the worker ends, which
+        // Emscripten's pooled workers do only at exit.)
+        var emitWarning = process.emitWarning;
+        process.emitWarning = function(warning) {
+          if (/closed but not opened in unmanaged mode/.test(String(warning))) return;
+          return emitWarning.apply(process, arguments);
+        };
+      }
+      return wasmscaleHost.fs;
+    },
+    // Runs `call` with Node's fs; a thrown error becomes -errno.
+    run: function(call) {
+      var fs = wasmscaleHost.nodeFs();
+      if (!fs) return -{{{ cDefine('ENODEV') }}};
+      try {
+        return call(fs);
+      } catch (e) {
+        var errno = e && ERRNO_CODES[e.code];
+        return -(errno || {{{ cDefine('EIO') }}});
+      }
+    },
+    // A view of Wasm memory as it is now (memory may have grown since HEAPU8 was made).
+    bytes: function(address, length) {
+      return new Uint8Array(wasmMemory.buffer, address, length);
+    },
+    // A host path from a C string (UTF-8).
+    path: function(address) {
+      return UTF8ToString(address);
+    },
+  },
+
+  _wasmscale_host_lstat__deps: ['$wasmscaleHost'],
+  _wasmscale_host_lstat: function(path, out) {
+    return wasmscaleHost.run(function(fs) {
+      var info = fs.lstatSync(wasmscaleHost.path(path), {bigint: true});
+      var view = new DataView(wasmMemory.buffer);
+      // struct ws_host_stat: mode, nlink (u32); ino, size, blocks (u64); three i64 seconds; three i32 nanoseconds.
+      view.setUint32(out, Number(info.mode), true);
+      view.setUint32(out + 4, Number(info.nlink), true);
+      view.setBigUint64(out + 8, info.ino, true);
+      view.setBigUint64(out + 16, info.size, true);
+      view.setBigUint64(out + 24, info.blocks, true);
+      // (No BigInt literals: Emscripten 3.1.6's JS optimizer cannot print them.)
+      var times = [info.atimeNs, info.mtimeNs, info.ctimeNs], billion = BigInt(1000000000);
+      for (var i = 0; i < 3; i++) {
+        var seconds = times[i] / billion;
+        view.setBigInt64(out + 32 + 8 * i, seconds, true);
+        view.setInt32(out + 56 + 4 * i, Number(times[i] - seconds * billion), true);
+      }
+      return 0;
+    });
+  },
+
+  _wasmscale_host_realpath__deps: ['$wasmscaleHost'],
+  _wasmscale_host_realpath: function(path, out, size) {
+    return wasmscaleHost.run(function(fs) {
+      var resolved = fs.realpathSync(require('path').resolve(wasmscaleHost.path(path)));
+      if (lengthBytesUTF8(resolved) + 1 > size) return -{{{ cDefine('ENAMETOOLONG') }}};
+      stringToUTF8(resolved, out, size);
+      return 0;
+    });
+  },
+
+  _wasmscale_host_open__deps: ['$wasmscaleHost'],
+  _wasmscale_host_open: function(path, how, mode) {
+    return wasmscaleHost.run(function(fs) {
+      var c = fs.constants;
+      var flags = c.O_NOFOLLOW | ((how & 1) ? c.O_RDWR : c.O_RDONLY) | ((how & 2) ? c.O_CREAT | c.O_EXCL : 0);
+      return fs.openSync(wasmscaleHost.path(path), flags, mode);
+    });
+  },
+
+  _wasmscale_host_close__deps: ['$wasmscaleHost'],
+  _wasmscale_host_close: function(fd) {
+    return wasmscaleHost.run(function(fs) { fs.closeSync(fd); return 0; });
+  },
+
+  _wasmscale_host_pread__deps: ['$wasmscaleHost'],
+  _wasmscale_host_pread: function(fd, buffer, length, offset) {
+    return wasmscaleHost.run(function(fs) {
+      return fs.readSync(fd, wasmscaleHost.bytes(buffer, length), 0, length, offset);
+    });
+  },
+
+  _wasmscale_host_pwrite__deps: ['$wasmscaleHost'],
+  _wasmscale_host_pwrite: function(fd, buffer, length, offset) {
+    return wasmscaleHost.run(function(fs) {
+      return fs.writeSync(fd, wasmscaleHost.bytes(buffer, length), 0, length, offset);
+    });
+  },
+
+  _wasmscale_host_ftruncate__deps: ['$wasmscaleHost'],
+  _wasmscale_host_ftruncate: function(fd, size) {
+    return wasmscaleHost.run(function(fs) { fs.ftruncateSync(fd, size); return 0; });
+  },
+
+  _wasmscale_host_fsync__deps: ['$wasmscaleHost'],
+  _wasmscale_host_fsync: function(fd) {
+    return wasmscaleHost.run(function(fs) { fs.fsyncSync(fd); return 0; });
+  },
+
+  _wasmscale_host_path_call__deps: ['$wasmscaleHost'],
+  // The calls on one or two paths: 0 mkdir, 1 rmdir, 2 unlink, 3 rename, 4 link, 5 symlink.
+  _wasmscale_host_path_call: function(call, first, second, mode) {
+    return wasmscaleHost.run(function(fs) {
+      var a = wasmscaleHost.path(first), b = second ? wasmscaleHost.path(second) : null;
+      switch (call) {
+        case 0: fs.mkdirSync(a, mode); break;
+        case 1: fs.rmdirSync(a); break;
+        case 2: fs.unlinkSync(a); break;
+        case 3: fs.renameSync(a, b); break;
+        case 4: fs.linkSync(a, b); break;
+        case 5: fs.symlinkSync(a, b); break;
+        default: return -{{{ cDefine('EINVAL') }}};
+      }
+      return 0;
+    });
+  },
+
+  _wasmscale_host_readlink__deps: ['$wasmscaleHost'],
+  _wasmscale_host_readlink: function(path, buffer, size) {
+    return wasmscaleHost.run(function(fs) {
+      var target = fs.readlinkSync(wasmscaleHost.path(path), {encoding: 'buffer'});
+      var length = Math.min(target.length, size);
+      wasmscaleHost.bytes(buffer, length).set(target.subarray(0, length));
+      return length;
+    });
+  },
+
+  // Module.wasmscaleMounts ([[virtual, host], ...]), set by the driver's --mount pre-js (and
+  // present in every worker, which runs the same pre-js).
+  _wasmscale_host_startup_mounts: function(buffer, size) {
+    var mounts = Module['wasmscaleMounts'] || [];
+    var needed = 0;
+    for (var i = 0; i < mounts.length; i++) {
+      for (var j = 0; j < 2; j++) {
+        var length = lengthBytesUTF8(mounts[i][j]) + 1;
+        if (needed + length <= size) stringToUTF8(mounts[i][j], buffer + needed, length);
+        needed += length;
+      }
+    }
+    return needed;
+  },
+
+  _wasmscale_host_list__deps: ['$wasmscaleHost'],
+  _wasmscale_host_list: function(path, buffer, size) {
+    return wasmscaleHost.run(function(fs) {
+      var dir = wasmscaleHost.path(path);
+      var entries = fs.readdirSync(dir, {encoding: 'buffer'});
+      var needed = 0;
+      for (var i = 0; i < entries.length; i++) {
+        var name = entries[i];
+        var info = fs.lstatSync(require('path').join(dir, name.toString()), {bigint: true});
+        if (needed + 10 + name.length <= size) {
+          var out = wasmscaleHost.bytes(buffer + needed, 10 + name.length);
+          out[0] = (Number(info.mode) >> 12) & 15;
+          new DataView(out.buffer, out.byteOffset + 1, 8).setBigUint64(0, info.ino, true);
+          out.set(name, 9);
+          out[9 + name.length] = 0;
+        }
+        needed += 10 + name.length;
+      }
+      return needed;
+    });
+  },
+});

@@ -1,0 +1,140 @@
+// The host-directory backend: mounts a directory of the host (argv[1]) at /data with the C API
+// (or finds it already mounted by `wasmscale-cc --mount`, argv[2] = "premounted"), then:
+//   - reads a file the host wrote (input.txt: "hello from the host\n") and lists the directory;
+//   - tries to leave the mount: "..", a symlink pointing out of it (escape -> ../secret.txt),
+//     an absolute symlink; each must fail or stay inside the virtual tree, never read secret;
+//   - N threads each write a file of records, rename it, read it back, and append records to
+//     one shared file with O_APPEND; the final state is checked here, and on the host by the
+//     test that runs this (tests/fs.test.mjs).
+//   host HOST_DIR [premounted|mount] [threads] [rounds]
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "calls.h"
+#include "wasmscale/fs.h"
+
+enum { RECORD = 48, MAX_THREADS = 16 };
+
+static int threads, rounds;
+static _Atomic int failures;
+
+#define CHECK(condition, ...)              \
+  do {                                     \
+    if (!(condition)) {                    \
+      printf("host: " __VA_ARGS__);        \
+      printf(" (errno %d)\n", errno);      \
+      atomic_fetch_add(&failures, 1);      \
+    }                                      \
+  } while (0)
+
+static void fill(unsigned char *record, int thread, int round) {
+  for (int i = 0; i < RECORD; i++) record[i] = (unsigned char)(thread * 37 + round * 11 + i);
+  record[0] = (unsigned char)thread;
+  record[1] = (unsigned char)round;
+}
+
+static void *worker(void *arg) {
+  int thread = (int)(intptr_t)arg;
+  char path[64], done_path[64];
+  unsigned char record[RECORD], back[RECORD];
+  snprintf(path, sizeof path, "/data/out/t%d.bin", thread);
+  snprintf(done_path, sizeof done_path, "/data/out/t%d.done", thread);
+  int fd = (int)t_open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  int shared = (int)t_open("/data/out/shared.log", O_WRONLY | O_APPEND, 0);
+  CHECK(fd >= 0 && shared >= 0, "thread %d: open", thread);
+  if (fd < 0 || shared < 0) return NULL;
+  for (int round = 0; round < rounds; round++) {
+    fill(record, thread, round);
+    CHECK(t_write(fd, record, RECORD) == RECORD, "thread %d: write", thread);
+    CHECK(t_write(shared, record, RECORD) == RECORD, "thread %d: append", thread);
+  }
+  t_close(shared);
+  t_close(fd);
+  CHECK(t_rename(path, done_path) == 0, "thread %d: rename", thread);
+  fd = (int)t_open(done_path, O_RDONLY, 0);
+  CHECK(fd >= 0, "thread %d: reopen", thread);
+  for (int round = 0; fd >= 0 && round < rounds; round++) {
+    fill(record, thread, round);
+    CHECK(t_read(fd, back, RECORD) == RECORD && memcmp(record, back, RECORD) == 0, "thread %d: record %d", thread, round);
+  }
+  if (fd >= 0) t_close(fd);
+  return NULL;
+}
+
+static long read_all(const char *path, char *buffer, size_t size) {
+  int fd = (int)t_open(path, O_RDONLY, 0);
+  if (fd < 0) return -1;
+  long got = t_read(fd, buffer, size - 1);
+  t_close(fd);
+  if (got >= 0) buffer[got] = '\0';
+  return got;
+}
+
+static void escapes(void) {
+  char buffer[256];
+  // The host directory's parent holds secret.txt; none of these may reach it.
+  const char *attempts[] = {"/data/../secret.txt", "/data/sub/../../secret.txt", "/data/escape", "/data/absolute"};
+  for (size_t i = 0; i < sizeof attempts / sizeof *attempts; i++) {
+    long got = read_all(attempts[i], buffer, sizeof buffer);
+    CHECK(got < 0 || strstr(buffer, "secret") == NULL, "%s reached the host outside the mount", attempts[i]);
+  }
+  // ".." at the top of the mount is the virtual directory above it.
+  CHECK(t_chdir("/data/sub") == 0 && t_chdir("../..") == 0 && read_all("data/input.txt", buffer, sizeof buffer) == 20,
+        "'..' from the mount did not lead to the virtual root");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    printf("usage: host HOST_DIR [premounted|mount] [threads] [rounds]\n");
+    return 2;
+  }
+  bool premounted = argc > 2 && strcmp(argv[2], "premounted") == 0;
+  threads = argc > 3 ? atoi(argv[3]) : 4;
+  rounds = argc > 4 ? atoi(argv[4]) : 200;
+  if (threads < 1 || threads > MAX_THREADS || rounds < 1 || rounds > 255) {
+    printf("host: threads must be 1-%d and rounds 1-255\n", MAX_THREADS);
+    return 2;
+  }
+  if (!premounted) {
+    CHECK(t_mkdir("/data", 0755) == 0, "mkdir /data");
+    int error = ws_fs_mount("/data", ws_fs_host_backend(), argv[1]);
+    CHECK(error == 0, "mount %s: %s", argv[1], strerror(-error));
+    CHECK(ws_fs_mount("/data/sub", ws_fs_host_backend(), "/nonexistent-wasmscale-dir") != 0, "a bad host dir mounted");
+  }
+  char buffer[256];
+  CHECK(read_all("/data/input.txt", buffer, sizeof buffer) == 20 && strcmp(buffer, "hello from the host\n") == 0,
+        "input.txt read '%s'", buffer);
+  CHECK(read_all("/data/sub/nested.txt", buffer, sizeof buffer) == 7, "sub/nested.txt");
+  CHECK(t_count_entries("/data") == 4, "/data lists %d entries, expected 4", t_count_entries("/data"));
+  escapes();
+
+  CHECK(t_mkdir("/data/out", 0755) == 0, "mkdir /data/out");
+  int shared = (int)t_open("/data/out/shared.log", O_WRONLY | O_CREAT | O_EXCL, 0644);
+  CHECK(shared >= 0, "create shared.log");
+  t_close(shared);
+  pthread_t ids[MAX_THREADS];
+  for (int i = 0; i < threads; i++) pthread_create(&ids[i], NULL, worker, (void *)(intptr_t)i);
+  for (int i = 0; i < threads; i++) pthread_join(ids[i], NULL);
+
+  CHECK(t_count_entries("/data/out") == threads + 1, "/data/out lists %d entries", t_count_entries("/data/out"));
+  int fd = (int)t_open("/data/out/shared.log", O_RDONLY, 0);
+  CHECK(fd >= 0 && t_size(fd) == (long long)threads * rounds * RECORD, "shared.log has %lld bytes", t_size(fd));
+  int next_round[MAX_THREADS] = {0};
+  unsigned char record[RECORD], expected[RECORD];
+  while (fd >= 0 && t_read(fd, record, RECORD) == RECORD) {
+    int thread = record[0], round = record[1];
+    fill(expected, thread, round);
+    bool whole = thread < threads && round == next_round[thread] && memcmp(record, expected, RECORD) == 0;
+    CHECK(whole, "shared.log holds a torn or out-of-order record (thread %d, round %d)", thread, round);
+    if (!whole) break;
+    next_round[thread]++;
+  }
+  if (fd >= 0) t_close(fd);
+  CHECK(t_mkdir("/data/out/gone", 0755) == 0 && t_rmdir("/data/out/gone") == 0, "mkdir + rmdir on the host");
+  CHECK(t_open("/data/out/gone", O_RDONLY, 0) < 0 && errno == ENOENT, "a removed host dir still opens");
+  printf("host: %d threads x %d rounds: %s\n", threads, rounds, failures == 0 ? "host files verified" : "FAILED");
+  return failures == 0 ? 0 : 1;
+}
