@@ -72,6 +72,12 @@ test('wasmscale-cc --mount: a relative host directory, resolved against the work
   assert.match(missing.stderr, /wasmscale: --mount=\/data=dir: No such file or directory/);
 });
 
+test('a program that mounts no host directory links neither the host backend nor its JS', () => {
+  const glue = fs.readFileSync(wasm('console'), 'utf8');
+  assert.doesNotMatch(glue, /_wasmscale_host_/, 'host.js functions in a program without host mounts');
+  assert.match(fs.readFileSync(wasm('host', ['--mount=/data=dir']), 'utf8'), /_wasmscale_host_startup_mounts/);
+});
+
 test('wasmscale-cc --mount refuses what it cannot do', () => {
   for (const [args, message] of [
     [['--mount=data=dir', 'x.c'], /absolute VIRTUAL path/],

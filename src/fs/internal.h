@@ -166,6 +166,9 @@ void ws_fs_init_once(void);
 static inline void ws_fs_init(void) {
   if (!atomic_load_explicit(&ws_fs_ready, memory_order_acquire)) ws_fs_init_once();
 }
+// Mounts what `wasmscale-cc --mount` asked for (host/startup.c). mount.c refers to it weakly,
+// so programs that mount no host directory link neither it nor the host backend.
+void ws_fs_mount_startup_dirs(void);
 ws_node *ws_root(void);
 ws_node *ws_cwd(void);  // referenced
 int ws_set_cwd(ws_node *dir);

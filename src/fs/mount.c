@@ -4,7 +4,6 @@
 // "/", with /dev (devices.c), /tmp, and descriptors 0, 1 and 2 open on the console.
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,45 +24,9 @@ static void open_console(const char *path, int flags, int fd) {
   }
 }
 
+#pragma weak ws_fs_mount_startup_dirs  // see internal.h
+
 static _Thread_local bool building;  // build_root opens files: its own calls must not wait for it
-
-// Makes directory `path` and its missing parents in the memory root (start-up, one thread).
-static int make_dirs(const char *path) {
-  char partial[WS_PATH_MAX];
-  size_t length = strlen(path);
-  if (length >= sizeof partial) return -ENAMETOOLONG;
-  for (size_t at = 1; at <= length; at++) {
-    if (path[at] != '/' && path[at] != '\0') continue;
-    memcpy(partial, path, at);
-    partial[at] = '\0';
-    int error = ws_fs_mkdirat(WS_AT_FDCWD, partial, 0755);
-    if (error != 0 && error != -EEXIST) return error;
-  }
-  return 0;
-}
-
-// The host directories `wasmscale-cc --mount` asked for. A failure is reported, not fatal:
-// the program runs without that mount (and sees the empty directory).
-static void mount_startup_dirs(void) {
-  char list[WS_PATH_MAX * 4];
-  size_t size = ws_prim_host_startup_mounts(list, sizeof list);
-  if (size > sizeof list) {
-    ws_prim_write_error("wasmscale: the --mount list is too long; nothing mounted\n");
-    return;
-  }
-  for (size_t at = 0; at < size;) {
-    const char *virtual_path = list + at;
-    const char *host = virtual_path + strlen(virtual_path) + 1;
-    at = (size_t)(host - list) + strlen(host) + 1;
-    int error = make_dirs(virtual_path);
-    if (error == 0) error = ws_fs_mount(virtual_path, ws_fs_host_backend(), host);
-    if (error != 0) {
-      char message[WS_PATH_MAX * 2 + 64];
-      snprintf(message, sizeof message, "wasmscale: --mount=%s=%s: %s\n", virtual_path, host, strerror(-error));
-      ws_prim_write_error(message);
-    }
-  }
-}
 
 static void build_root(void) {
   building = true;
@@ -85,7 +48,9 @@ static void build_root(void) {
   open_console("/dev/stdin", O_RDONLY, 0);
   open_console("/dev/stdout", O_WRONLY, 1);
   open_console("/dev/stderr", O_WRONLY, 2);
-  mount_startup_dirs();  // after the console: a failure is reported on stderr
+  // After the console, so a failure is reported on stderr. Weak: the host backend is linked
+  // only into programs that mount host directories (wasmscale-cc --mount asks for it).
+  if (ws_fs_mount_startup_dirs != NULL) ws_fs_mount_startup_dirs();
   building = false;
   atomic_store_explicit(&ws_fs_ready, true, memory_order_release);
 }

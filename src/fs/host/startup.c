@@ -1,0 +1,46 @@
+// Start-up mounts: the host directories `wasmscale-cc --mount` asked for, mounted when the file
+// system builds its root. Kept apart from the backend's operations so that the driver can pull
+// it (and with it the backend) into just the programs that use --mount.
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../internal.h"
+
+// Makes directory `path` and its missing parents in the memory root (start-up, one thread).
+static int make_dirs(const char *path) {
+  char partial[WS_PATH_MAX];
+  size_t length = strlen(path);
+  if (length >= sizeof partial) return -ENAMETOOLONG;
+  for (size_t at = 1; at <= length; at++) {
+    if (path[at] != '/' && path[at] != '\0') continue;
+    memcpy(partial, path, at);
+    partial[at] = '\0';
+    int error = ws_fs_mkdirat(WS_AT_FDCWD, partial, 0755);
+    if (error != 0 && error != -EEXIST) return error;
+  }
+  return 0;
+}
+
+// The host directories `wasmscale-cc --mount` asked for. A failure is reported, not fatal:
+// the program runs without that mount (and sees the empty directory).
+void ws_fs_mount_startup_dirs(void) {
+  char list[WS_PATH_MAX * 4];
+  size_t size = ws_prim_host_startup_mounts(list, sizeof list);
+  if (size > sizeof list) {
+    ws_prim_write_error("wasmscale: the --mount list is too long; nothing mounted\n");
+    return;
+  }
+  for (size_t at = 0; at < size;) {
+    const char *virtual_path = list + at;
+    const char *host = virtual_path + strlen(virtual_path) + 1;
+    at = (size_t)(host - list) + strlen(host) + 1;
+    int error = make_dirs(virtual_path);
+    if (error == 0) error = ws_fs_mount(virtual_path, ws_fs_host_backend(), host);
+    if (error != 0) {
+      char message[WS_PATH_MAX * 2 + 64];
+      snprintf(message, sizeof message, "wasmscale: --mount=%s=%s: %s\n", virtual_path, host, strerror(-error));
+      ws_prim_write_error(message);
+    }
+  }
+}
