@@ -70,6 +70,7 @@ typedef struct ws_host_stat {
 enum { WS_HOST_READ_ONLY = 0, WS_HOST_READ_WRITE = 1, WS_HOST_CREATE = 2 /* exclusive */ };
 
 int ws_prim_host_lstat(const char *path, ws_host_stat *out);
+int ws_prim_host_fstat(int fd, ws_host_stat *out);
 // The absolute, symlink-free form of `path` (relative: against the working directory).
 int ws_prim_host_realpath(const char *path, char *out, size_t size);
 int ws_prim_host_open(const char *path, int how, uint32_t mode);  // a host descriptor

@@ -180,20 +180,31 @@ static int node_for(ws_node *dir, const char *name, size_t length, const char *p
     ws_node_unref(node);  // no data yet: release has nothing to do
     return error;
   }
-  copy_attributes(node, info);
-  node->ino = info->ino;
   hn->node = node;
-  hn->host_ino = info->ino;
   hn->fd = type == S_IFREG ? fd : -1;
+  ws_host_stat now = *info;
   pthread_mutex_lock(&hm->names_lock);
-  ws_node *raced = table_find(hm, info->ino);  // another thread made it meanwhile
+  // Another thread may have made the node meanwhile. If not, an open file's attributes are
+  // read again here, under the lock: a node for this inode released since `info` was read
+  // may have written after it (its writes end before its count reaches zero), and the name
+  // may since name another inode, which is the one `fd` holds.
+  ws_node *raced = table_find(hm, now.ino);
+  ws_host_stat probe;
+  while (raced == NULL && hn->fd >= 0 && ws_prim_host_fstat(hn->fd, &probe) == 0 && (probe.mode & S_IFMT) == type) {
+    bool same = probe.ino == now.ino;
+    now = probe;
+    if (same) break;
+    raced = table_find(hm, now.ino);
+  }
+  copy_attributes(node, &now);
+  node->ino = hn->host_ino = now.ino;
   if (raced == NULL) {
     hn->name = own_name;
     hn->parent = dir;
     ws_node_ref(dir);
     node->data = hn;
-    hn->next = *bucket(hm, info->ino);
-    *bucket(hm, info->ino) = hn;
+    hn->next = *bucket(hm, now.ino);
+    *bucket(hm, now.ino) = hn;
     if (++hm->count > hm->mask + 1) table_grow(hm);
   }
   pthread_mutex_unlock(&hm->names_lock);

@@ -8,6 +8,7 @@
 
 // host.js
 extern int _wasmscale_host_lstat(const char *path, ws_host_stat *out);
+extern int _wasmscale_host_fstat(int fd, ws_host_stat *out);
 extern int _wasmscale_host_realpath(const char *path, char *out, size_t size);
 extern int _wasmscale_host_open(const char *path, int how, uint32_t mode);
 extern int _wasmscale_host_close(int fd);
@@ -27,6 +28,7 @@ enum { MKDIR, RMDIR, UNLINK, RENAME, LINK, SYMLINK };
 _Static_assert(sizeof(ws_host_stat) == 72, "host.js writes this layout");
 
 int ws_prim_host_lstat(const char *path, ws_host_stat *out) { return _wasmscale_host_lstat(path, out); }
+int ws_prim_host_fstat(int fd, ws_host_stat *out) { return _wasmscale_host_fstat(fd, out); }
 int ws_prim_host_realpath(const char *path, char *out, size_t size) { return _wasmscale_host_realpath(path, out, size); }
 int ws_prim_host_open(const char *path, int how, uint32_t mode) { return _wasmscale_host_open(path, how, mode); }
 int ws_prim_host_close(int fd) { return _wasmscale_host_close(fd); }

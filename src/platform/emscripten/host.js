@@ -38,18 +38,10 @@ mergeInto(LibraryManager.library, {
     bytes: function(address, length) {
       return new Uint8Array(wasmMemory.buffer, address, length);
     },
-    // A host path from a C string (UTF-8).
-    path: function(address) {
-      return UTF8ToString(address);
-    },
-  },
-
-  _wasmscale_host_lstat__deps: ['$wasmscaleHost'],
-  _wasmscale_host_lstat: function(path, out) {
-    return wasmscaleHost.run(function(fs) {
-      var info = fs.lstatSync(wasmscaleHost.path(path), {bigint: true});
+    // Writes Node's BigInt stats as struct ws_host_stat at `out`: mode, nlink (u32); ino,
+    // size, blocks (u64); three i64 seconds; three i32 nanoseconds.
+    store: function(info, out) {
       var view = new DataView(wasmMemory.buffer);
-      // struct ws_host_stat: mode, nlink (u32); ino, size, blocks (u64); three i64 seconds; three i32 nanoseconds.
       view.setUint32(out, Number(info.mode), true);
       view.setUint32(out + 4, Number(info.nlink), true);
       view.setBigUint64(out + 8, info.ino, true);
@@ -63,6 +55,24 @@ mergeInto(LibraryManager.library, {
         view.setInt32(out + 56 + 4 * i, Number(times[i] - seconds * billion), true);
       }
       return 0;
+    },
+    // A host path from a C string (UTF-8).
+    path: function(address) {
+      return UTF8ToString(address);
+    },
+  },
+
+  _wasmscale_host_lstat__deps: ['$wasmscaleHost'],
+  _wasmscale_host_lstat: function(path, out) {
+    return wasmscaleHost.run(function(fs) {
+      return wasmscaleHost.store(fs.lstatSync(wasmscaleHost.path(path), {bigint: true}), out);
+    });
+  },
+
+  _wasmscale_host_fstat__deps: ['$wasmscaleHost'],
+  _wasmscale_host_fstat: function(fd, out) {
+    return wasmscaleHost.run(function(fs) {
+      return wasmscaleHost.store(fs.fstatSync(fd, {bigint: true}), out);
     });
   },
 

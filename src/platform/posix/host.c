@@ -16,14 +16,25 @@
 
 #define RESULT(call) ((call) < 0 ? -errno : 0)
 
+static void store_stat(const struct stat *info, ws_host_stat *out) {
+  *out = (ws_host_stat){
+      .mode = info->st_mode, .nlink = (uint32_t)info->st_nlink, .ino = info->st_ino, .size = (uint64_t)info->st_size,
+      .blocks = (uint64_t)info->st_blocks, .atime_sec = info->st_atim.tv_sec, .atime_nsec = (int32_t)info->st_atim.tv_nsec,
+      .mtime_sec = info->st_mtim.tv_sec, .mtime_nsec = (int32_t)info->st_mtim.tv_nsec,
+      .ctime_sec = info->st_ctim.tv_sec, .ctime_nsec = (int32_t)info->st_ctim.tv_nsec};
+}
+
 int ws_prim_host_lstat(const char *path, ws_host_stat *out) {
   struct stat info;
   if (lstat(path, &info) != 0) return -errno;
-  *out = (ws_host_stat){
-      .mode = info.st_mode, .nlink = (uint32_t)info.st_nlink, .ino = info.st_ino, .size = (uint64_t)info.st_size,
-      .blocks = (uint64_t)info.st_blocks, .atime_sec = info.st_atim.tv_sec, .atime_nsec = (int32_t)info.st_atim.tv_nsec,
-      .mtime_sec = info.st_mtim.tv_sec, .mtime_nsec = (int32_t)info.st_mtim.tv_nsec,
-      .ctime_sec = info.st_ctim.tv_sec, .ctime_nsec = (int32_t)info.st_ctim.tv_nsec};
+  store_stat(&info, out);
+  return 0;
+}
+
+int ws_prim_host_fstat(int fd, ws_host_stat *out) {
+  struct stat info;
+  if (fstat(fd, &info) != 0) return -errno;
+  store_stat(&info, out);
   return 0;
 }
 
