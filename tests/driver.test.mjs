@@ -32,7 +32,7 @@ test('unknown or missing option values are one-line errors with status 2', () =>
   expectUsageError(['--malloc'], /--malloc needs a value/);
   expectUsageError(['-sMALLOC=emmalloc', 'x.c'], /use --malloc=NAME or --fs=NAME/);
   expectUsageError(['-sWASMFS', 'x.c'], /use --malloc=NAME or --fs=NAME/);
-  expectUsageError(['--preload-file', 'data@/data', 'x.c'], /'--preload-file' needs Emscripten's JS file system.*--fs=js/);
+  expectUsageError(['--preload-file'], /--preload-file needs a value: SRC\[@DST\]/);
   expectUsageError(['--fs=wasmscale', '-sNODERAWFS=1', 'x.c'], /'-sNODERAWFS=1' needs Emscripten's JS file system/);
 });
 

@@ -169,6 +169,11 @@ static inline void ws_fs_init(void) {
 // Mounts what `wasmscale-cc --mount` asked for (host/startup.c). mount.c refers to it weakly,
 // so programs that mount no host directory link neither it nor the host backend.
 void ws_fs_mount_startup_dirs(void);
+// Makes the files `wasmscale-cc --embed-file` put in the program (embedded.c); weak like the
+// above, and asked for by the driver only when there are some.
+void ws_fs_create_embedded_files(void);
+// Makes directory `path` and its missing parents (mkdir -p); 0 if it exists.
+int ws_make_dirs(const char *path, uint32_t mode);
 ws_node *ws_root(void);
 ws_node *ws_cwd(void);  // referenced
 int ws_set_cwd(ws_node *dir);

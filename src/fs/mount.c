@@ -25,6 +25,7 @@ static void open_console(const char *path, int flags, int fd) {
 }
 
 #pragma weak ws_fs_mount_startup_dirs  // see internal.h
+#pragma weak ws_fs_create_embedded_files
 
 static _Thread_local bool building;  // build_root opens files: its own calls must not wait for it
 
@@ -48,8 +49,9 @@ static void build_root(void) {
   open_console("/dev/stdin", O_RDONLY, 0);
   open_console("/dev/stdout", O_WRONLY, 1);
   open_console("/dev/stderr", O_WRONLY, 2);
-  // After the console, so a failure is reported on stderr. Weak: the host backend is linked
-  // only into programs that mount host directories (wasmscale-cc --mount asks for it).
+  // After the console, so a failure is reported on stderr. Weak: these are linked only into
+  // programs that embed files or mount host directories (wasmscale-cc asks for them).
+  if (ws_fs_create_embedded_files != NULL) ws_fs_create_embedded_files();
   if (ws_fs_mount_startup_dirs != NULL) ws_fs_mount_startup_dirs();
   building = false;
   atomic_store_explicit(&ws_fs_ready, true, memory_order_release);

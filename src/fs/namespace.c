@@ -362,3 +362,17 @@ int ws_fs_getcwd(char *buffer, size_t size) {
   memcpy(buffer, path + at, length);
   return (int)length;
 }
+
+int ws_make_dirs(const char *path, uint32_t mode) {
+  char partial[WS_PATH_MAX];
+  size_t length = strlen(path);
+  if (length >= sizeof partial) return -ENAMETOOLONG;
+  for (size_t at = 1; at <= length; at++) {
+    if (path[at] != '/' && path[at] != '\0') continue;
+    memcpy(partial, path, at);
+    partial[at] = '\0';
+    int error = ws_fs_mkdirat(WS_AT_FDCWD, partial, mode);
+    if (error != 0 && error != -EEXIST) return error;
+  }
+  return 0;
+}

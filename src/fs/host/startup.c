@@ -7,21 +7,6 @@
 
 #include "../internal.h"
 
-// Makes directory `path` and its missing parents in the memory root (start-up, one thread).
-static int make_dirs(const char *path) {
-  char partial[WS_PATH_MAX];
-  size_t length = strlen(path);
-  if (length >= sizeof partial) return -ENAMETOOLONG;
-  for (size_t at = 1; at <= length; at++) {
-    if (path[at] != '/' && path[at] != '\0') continue;
-    memcpy(partial, path, at);
-    partial[at] = '\0';
-    int error = ws_fs_mkdirat(WS_AT_FDCWD, partial, 0755);
-    if (error != 0 && error != -EEXIST) return error;
-  }
-  return 0;
-}
-
 // The host directories `wasmscale-cc --mount` asked for. A failure is reported, not fatal:
 // the program runs without that mount (and sees the empty directory).
 void ws_fs_mount_startup_dirs(void) {
@@ -35,7 +20,7 @@ void ws_fs_mount_startup_dirs(void) {
     const char *virtual_path = list + at;
     const char *host = virtual_path + strlen(virtual_path) + 1;
     at = (size_t)(host - list) + strlen(host) + 1;
-    int error = make_dirs(virtual_path);
+    int error = ws_make_dirs(virtual_path, 0755);
     if (error == 0) error = ws_fs_mount(virtual_path, ws_fs_host_backend(), host);
     if (error != 0) {
       char message[WS_PATH_MAX * 2 + 64];
