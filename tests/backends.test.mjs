@@ -72,6 +72,14 @@ test('wasmscale-cc --mount: a relative host directory, resolved against the work
   assert.match(missing.stderr, /wasmscale: --mount=\/data=dir: No such file or directory/);
 });
 
+test('Module.wasmscaleFS.mount: a host directory mounted from JavaScript (wasmscale-cc --backend=host)', () => {
+  const host = hostDir('wasm-js');
+  const program = wasm('host', ['--backend=host', '--pre-js', path.join(ROOT, 'tests/fs/host_mount.pre.js')]);
+  const result = runWasm(program, [host.dir, 'premounted', '4', '50']);
+  expectOutput(result, VERIFIED);
+  checkHost(host, result.stdout);
+});
+
 test('a program that mounts no host directory links neither the host backend nor its JS', () => {
   const glue = fs.readFileSync(wasm('console'), 'utf8');
   assert.doesNotMatch(glue, /_wasmscale_host_/, 'host.js functions in a program without host mounts');

@@ -33,6 +33,8 @@ test('unknown or missing option values are one-line errors with status 2', () =>
   expectUsageError(['-sMALLOC=emmalloc', 'x.c'], /use --malloc=NAME or --fs=NAME/);
   expectUsageError(['-sWASMFS', 'x.c'], /use --malloc=NAME or --fs=NAME/);
   expectUsageError(['--preload-file'], /--preload-file needs a value: SRC\[@DST\]/);
+  expectUsageError(['--backend=nfs', 'x.c'], /unknown --backend value 'nfs': expected one of host/);
+  expectUsageError(['--fs=js', '--backend=host', 'x.c'], /--backend needs --fs=wasmscale/);
   expectUsageError(['--fs=wasmscale', '-sNODERAWFS=1', 'x.c'], /'-sNODERAWFS=1' needs Emscripten's JS file system/);
 });
 

@@ -43,6 +43,8 @@ int ws_fs_fcntl(int fd, int command, intptr_t argument);
 int ws_fs_ftruncate(int fd, int64_t size);
 int ws_fs_truncate(const char *path, int64_t size);
 int ws_fs_fsync(int fd);
+// Flushes the console and every open file to its backend (sync(2)); the first error, or 0.
+int ws_fs_sync_all(void);
 int ws_fs_fallocate(int fd, int mode, int64_t offset, int64_t length);
 int ws_fs_isatty(int fd);  // 1, or -ENOTTY / -EBADF
 int ws_fs_getdents(int fd, ws_dirent_sink sink, void *context);  // entries given, or -errno

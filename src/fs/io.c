@@ -204,10 +204,8 @@ int ws_fs_truncate(const char *path, int64_t size) {
   return error;
 }
 
-int ws_fs_fsync(int fd) {
-  ws_file *file = ws_fd_get(fd);
-  if (file == NULL) return -EBADF;
-  ws_node *node = file->node;
+// fsync's work on an open description's node (the caller holds a reference to it).
+static int sync_node(ws_node *node) {
   int error = 0;
   if (node->type == S_IFREG) {
     ws_rwlock_write(&node->lock);
@@ -218,8 +216,28 @@ int ws_fs_fsync(int fd) {
   } else if (node->type == S_IFIFO) {
     error = -EINVAL;
   }
+  return error;
+}
+
+int ws_fs_fsync(int fd) {
+  ws_file *file = ws_fd_get(fd);
+  if (file == NULL) return -EBADF;
+  int error = sync_node(file->node);
   ws_file_unref(file);
   return error;
+}
+
+int ws_fs_sync_all(void) {
+  ws_console_flush();
+  int first_error = 0;
+  for (int fd = 0; fd < WS_FD_MAX; fd++) {
+    ws_file *file = ws_fd_get(fd);
+    if (file == NULL) continue;
+    int error = file->node->type == S_IFREG ? sync_node(file->node) : 0;
+    if (first_error == 0) first_error = error;
+    ws_file_unref(file);
+  }
+  return first_error;
 }
 
 int ws_fs_fallocate(int fd, int mode, int64_t offset, int64_t length) {

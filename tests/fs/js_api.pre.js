@@ -48,6 +48,28 @@ Module.onRuntimeInitialized = function() {
   hostExpectError('EISDIR', 'unlink of a directory', function() { fs.unlink('/input'); });
   hostExpectError('EISDIR', 'writeFile onto a directory', function() { fs.writeFile('/input', 'x'); });
   hostExpectError('ENOENT', 'rename of a missing file', function() { fs.rename('/input/missing', '/input/x'); });
+  // mount, sync, unmount: a memory file system mounted over an empty directory and taken away.
+  fs.mkdir('/scratch');
+  fs.mount('/scratch', 'memory');
+  fs.writeFile('/scratch/kept.txt', 'in the mounted file system');
+  hostExpect(fs.stat('/scratch').dev !== fs.stat('/input').dev, 'a mount has its own st_dev');
+  fs.sync('/scratch/kept.txt');
+  fs.sync();
+  hostExpectError('EXDEV', 'rename across mounts', function() { fs.rename('/scratch/kept.txt', '/input/kept.txt'); });
+  hostExpectError('EBUSY', 'mounting over a mount', function() { fs.mount('/scratch', 'memory'); });
+  hostExpectError('ENOTEMPTY', 'mounting over a directory with files', function() { fs.mount('/input', 'memory'); });
+  hostExpectError('ENODEV', 'an unknown backend type', function() { fs.mount('/input/x', 'nfs'); });
+  try {
+    fs.mount('/scratch/host', 'host', '.');
+    hostExpect(false, 'the host backend mounted in a program that does not link it');
+  } catch (e) {
+    hostExpect(e.code === 'ENODEV' && /--backend=host/.test(e.message), 'an unlinked backend is named: ' + e.message);
+  }
+  hostExpectError('EINVAL', 'unmount of a plain directory', function() { fs.unmount('/input'); });
+  fs.unmount('/scratch');
+  hostExpect(JSON.stringify(fs.readdir('/scratch')) === '[".",".."]', 'the directory under the mount is empty again');
+  hostExpectError('ENOENT', 'sync of a missing file', function() { fs.sync('/scratch/kept.txt'); });
+  fs.rmdir('/scratch');
   console.log('js-api host: before main: ' + (hostFailures === 0 ? 'ok' : hostFailures + ' failed'));
 };
 

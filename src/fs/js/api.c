@@ -72,6 +72,31 @@ API int ws_js_rmdir(const char *path) { return ws_fs_unlinkat(WS_AT_FDCWD, path,
 API int ws_js_unlink(const char *path) { return ws_fs_unlinkat(WS_AT_FDCWD, path, 0); }
 API int ws_js_rename(const char *from, const char *to) { return ws_fs_renameat(WS_AT_FDCWD, from, WS_AT_FDCWD, to); }
 
+// Weak: the host backend is linked only when asked for (wasmscale-cc --backend=host or --mount).
+#pragma weak ws_fs_host_backend
+
+// Mounts a backend chosen by name ("memory", "host") at `path`; `options` as the backend
+// takes them (host: the host directory). ENODEV for a backend this program does not hold.
+API int ws_js_mount(const char *path, const char *type, const char *options) {
+  const ws_fs_backend *backend = NULL;
+  if (strcmp(type, "memory") == 0) backend = ws_fs_memory_backend();
+  if (strcmp(type, "host") == 0 && ws_fs_host_backend != NULL) backend = ws_fs_host_backend();
+  if (backend == NULL) return -ENODEV;
+  return ws_fs_mount(path, backend, options[0] != '\0' ? options : NULL);
+}
+
+API int ws_js_unmount(const char *path) { return ws_fs_unmount(path); }
+
+// fsync of one file (by path), or sync of everything open when `path` is empty.
+API int ws_js_sync(const char *path) {
+  if (path[0] == '\0') return ws_fs_sync_all();
+  int fd = ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return fd;
+  int error = ws_fs_fsync(fd);
+  int closed = ws_fs_close(fd);
+  return error != 0 ? error : closed;
+}
+
 // stat/lstat into 13 doubles (exact for every value a file system of Wasm memory reaches):
 // dev, ino, mode, nlink, uid, gid, rdev, size, blksize, blocks, atime, mtime, ctime (ms).
 API int ws_js_stat(const char *path, double *out, int follow) {
@@ -142,7 +167,7 @@ API const char *ws_js_errno_name(int error) {
       {EXDEV, "EXDEV"},   {ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"},   {EINVAL, "EINVAL"},
       {EMFILE, "EMFILE"}, {EFBIG, "EFBIG"},     {ENOSPC, "ENOSPC"},   {EROFS, "EROFS"},
       {ENAMETOOLONG, "ENAMETOOLONG"},           {ENOTEMPTY, "ENOTEMPTY"}, {ELOOP, "ELOOP"},
-      {ENOTSUP, "ENOTSUP"}, {ENOSYS, "ENOSYS"},
+      {ENOTSUP, "ENOTSUP"}, {ENOSYS, "ENOSYS"}, {ENODEV, "ENODEV"},
   };
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
     if (known[i].value == error) return known[i].name;

@@ -5,6 +5,9 @@
 //   Module.wasmscaleFS.readdir(path) -> names, '.' and '..' first
 //   Module.wasmscaleFS.stat(path), lstat(path) -> { dev, ino, mode, nlink, uid, gid, rdev,
 //       size, blksize, blocks, atime, mtime, ctime (Dates) } with isFile() and isDirectory()
+//   Module.wasmscaleFS.mount(path, type[, options]), unmount(path)   type: 'memory', or
+//       'host' (Node; options: the host directory) in programs that link that backend
+//   Module.wasmscaleFS.sync([path])   one file, or every open file, to its backend
 // Each call runs synchronously in Wasm on the calling thread (no proxying), so it works while
 // pthreads use the same files. A failure throws an Error whose `code` is the errno's name
 // ('ENOENT') and `errno` its number, as Node's fs does. Module.FS is the same object unless
@@ -135,6 +138,27 @@
     },
     stat: function(path) { return stat(path, true); },
     lstat: function(path) { return stat(path, false); },
+    mount: function(path, type, options) {
+      var what = 'mount ' + type + ' at ' + path;
+      withPath(path, function(p) {
+        withPath(String(type), function(t) {
+          withPath(options === undefined ? '' : String(options), function(o) {
+            var result = call('ws_js_mount', p, t, o);
+            if (result < 0) {
+              var error = failure(result, what);
+              if (error.code === 'ENODEV') {
+                error.message += ' (types: memory; host, in programs built with wasmscale-cc --backend=host or --mount)';
+              }
+              throw error;
+            }
+          });
+        });
+      });
+    },
+    unmount: function(path) { withPath(path, function(p) { check(call('ws_js_unmount', p), 'unmount ' + path); }); },
+    sync: function(path) {
+      withPath(path === undefined ? '' : path, function(p) { check(call('ws_js_sync', p), 'sync ' + (path || '')); });
+    },
   };
 
   Module['wasmscaleFS'] = api;

@@ -30,4 +30,4 @@ int fallocate(int fd, int mode, off_t offset, off_t length) {
   return set_errno(ws_fs_fallocate(fd, mode, offset, length));
 }
 
-void sync(void) { ws_console_flush(); }
+void sync(void) { ws_fs_sync_all(); }
