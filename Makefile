@@ -106,11 +106,17 @@ $(BUILD)/bench/native-malloc: bench/src/malloc.c $(BENCH_HARNESS)
 	@$(CC) -O2 -pthread bench/src/malloc.c bench/src/harness.c -o $@
 
 field = $(word $(1),$(subst -, ,$(2)))
+# The fs names of the benchmark's host-file configurations (Node): /tmp mounted on a host
+# directory through wasmscale's host backend, or through Emscripten's NODEFS.
+HOST_DIR_PRE_JS := bench/src/host_dir.pre.js
+HOST_FS_FLAGS_host   := --fs=wasmscale --backend=host --pre-js $(HOST_DIR_PRE_JS)
+HOST_FS_FLAGS_nodefs := --fs=js -lnodefs.js --pre-js $(HOST_DIR_PRE_JS)
+bench_fs_flags = $(or $(HOST_FS_FLAGS_$(1)),--fs=$(1))
 .SECONDEXPANSION:
-$(BUILD)/bench/%.js: bench/src/$$(call field,1,$$*).c $(BENCH_HARNESS) $(PEER_SOURCES) $(WSCC) | setup
+$(BUILD)/bench/%.js: bench/src/$$(call field,1,$$*).c $(BENCH_HARNESS) $(PEER_SOURCES) $(HOST_DIR_PRE_JS) $(WSCC) | setup
 	@mkdir -p $(@D)
 	@echo "build: $@"
-	@$(WSCC) --malloc=$(call field,2,$*) --fs=$(call field,3,$*) $(BENCH_CFLAGS) \
+	@$(WSCC) --malloc=$(call field,2,$*) $(call bench_fs_flags,$(call field,3,$*)) $(BENCH_CFLAGS) \
 	  $(if $(filter pthread,$(call field,4,$*)),-sPROXY_TO_PTHREAD) \
 	  $< bench/src/harness.c -o $@
 

@@ -6,6 +6,9 @@ import { fileURLToPath } from 'node:url';
 export const THREAD_COUNTS = [1, 2, 4];
 export const MALLOCS = ['dlmalloc', 'emmalloc', 'mimalloc', 'wasmscale'];
 export const FILE_SYSTEMS = ['js', 'wasmfs', 'wasmscale'];
+// The fs workload on real host files (Node): Emscripten's JS FS with NODEFS, and wasmscale's
+// host backend, each with /tmp mounted on a directory the Node host makes per run.
+export const HOST_FILE_SYSTEMS = ['nodefs', 'host'];
 export const HOSTS = ['node', 'chromium', 'native'];
 const WASM_HOSTS = ['node', 'chromium'];
 
@@ -36,8 +39,12 @@ export function programName({ workload, malloc, fs, where }) {
 // between repetitions). The JS file system on a pthread is ~100x slower per call than anything
 // else, so it does a hundredth; reports compare the file systems per call (ops are recorded).
 function fsScale(fs, where) {
-  return fs === 'js' && where === 'pthread' ? 0.1 : 10;
+  if (where === 'pthread' && (fs === 'js' || fs === 'nodefs')) return 0.1;
+  return fs === 'host' || fs === 'nodefs' ? HOST_FILES_SCALE : 10;
 }
+// Every call on a host file is a system call through Node (a few µs): less work keeps a
+// repetition near a second.
+const HOST_FILES_SCALE = 1;
 
 export function configurations({ quick = false } = {}) {
   const quickFactor = quick ? 0.05 : 1;
@@ -71,6 +78,17 @@ export function configurations({ quick = false } = {}) {
     for (const threads of THREAD_COUNTS) {
       add({ workload: 'fs', variant: 'files', malloc: 'dlmalloc', fs, where: 'pthread', threads,
             scale: fsScale(fs, 'pthread') });
+    }
+  }
+  for (const fs of HOST_FILE_SYSTEMS) {
+    for (const variant of ['records', 'smallfile']) {
+      for (const where of ['main', 'pthread']) {
+        add({ workload: 'fs', variant, malloc: 'dlmalloc', fs, where, threads: 1, scale: fsScale(fs, where), hosts: ['node'] });
+      }
+    }
+    for (const threads of THREAD_COUNTS) {
+      add({ workload: 'fs', variant: 'files', malloc: 'dlmalloc', fs, where: 'pthread', threads,
+            scale: fsScale(fs, 'pthread'), hosts: ['node'] });
     }
   }
   return list;
