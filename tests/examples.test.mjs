@@ -1,0 +1,66 @@
+// The examples: the parallel indexer run on Node over a host directory by its own script
+// (examples/indexer/index-host-dir.mjs), its index checked word for word against one computed
+// here, with 1 and 4 threads.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT, run } from './helpers.mjs';
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-examples-'));
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+// A corpus: 40 files of words drawn from a small vocabulary (mixed case, punctuation), nested
+// directories, and a hidden file the indexer skips.
+function makeCorpus() {
+  const dir = path.join(scratch, 'corpus');
+  const words = ['Alpha', 'beta', 'GAMMA', 'delta', 'epsilon42', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'x'.repeat(70)];
+  let seed = 12345;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+  for (let f = 0; f < 40; f++) {
+    const sub = path.join(dir, `part${f % 3}`, f % 2 ? 'odd' : '');
+    fs.mkdirSync(sub, { recursive: true });
+    const text = Array.from({ length: 50 + f * 7 }, () => words[next() % (words.length - (f % 4 ? 1 : 0))]).join(f % 5 ? ' ' : ',\n');
+    fs.writeFileSync(path.join(sub, `doc${f}.txt`), text + '\n');
+  }
+  fs.writeFileSync(path.join(dir, '.hidden'), 'hidden hidden hidden');
+  return dir;
+}
+
+// The index the program must write: tokens of ASCII letters and digits, lowercased, cut at 64.
+function expectedIndex(dir) {
+  const counts = new Map();
+  const visit = (at) => {
+    for (const name of fs.readdirSync(at)) {
+      if (name.startsWith('.') || name === 'INDEX.txt') continue;
+      const full = path.join(at, name);
+      if (fs.statSync(full).isDirectory()) { visit(full); continue; }
+      const seen = new Set();
+      for (const token of fs.readFileSync(full, 'latin1').split(/[^A-Za-z0-9]+/).filter(Boolean)) {
+        const word = token.toLowerCase().slice(0, 64);
+        const entry = counts.get(word) ?? { count: 0, files: 0 };
+        entry.count++;
+        if (!seen.has(word)) { entry.files++; seen.add(word); }
+        counts.set(word, entry);
+      }
+    }
+  };
+  visit(dir);
+  return [...counts].sort(([a, x], [b, y]) => y.count - x.count || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([word, { count, files }]) => `${count} ${files} ${word}\n`).join('');
+}
+
+test('the indexer on Node over a host directory: the index it writes there is exact, at 1 and 4 threads', () => {
+  const dir = makeCorpus();
+  const expected = expectedIndex(dir);
+  for (const threads of ['1', '4']) {
+    const result = run(process.execPath, [path.join(ROOT, 'examples/indexer/index-host-dir.mjs'), dir, threads]);
+    assert.equal(result.status, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, new RegExp(`indexer: 40 files, \\d+ bytes, \\d+ distinct words, ${threads} threads`));
+    assert.equal(fs.readFileSync(path.join(dir, 'INDEX.txt'), 'utf8'), expected);
+  }
+  const bad = run(process.execPath, [path.join(ROOT, 'examples/indexer/index-host-dir.mjs'), path.join(scratch, 'missing')]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /usage: .*DIR/);
+});
