@@ -2,13 +2,12 @@
 // random operations, the multithreaded state test, console output, injected and real errors.
 // Natively (Linux, and the core alone under ASan+UBSan and TSan), in Wasm on Node and in
 // headless Chromium; and every Wasm build is checked to hold no JavaScript file system.
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ChromiumHost } from '../bench/runner/hosts/chromium.mjs';
-import { ROOT, run, runWasm } from './helpers.mjs';
+import { ROOT, chromiumRunner, run, runWasm } from './helpers.mjs';
 import { expectOutput, fsPrograms } from './fs/programs.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-fs-'));
@@ -17,20 +16,8 @@ const { linux, core, wasm } = fsPrograms(scratch);
 const CONFORMANCE = /conformance: (\d+) cases, 0 failed/;
 const cases = (result) => Number(CONFORMANCE.exec(result.stdout)?.[1]);
 
-let chromium;
-before(async () => {
-  chromium = new ChromiumHost(scratch);
-  await chromium.start();
-});
-after(async () => {
-  await chromium?.close();
-  fs.rmSync(scratch, { recursive: true, force: true });
-});
-
-async function inChromium(program, args = []) {
-  const { lines, exitCode } = await chromium.run(program, args, { timeoutMs: 120000 });
-  return { status: exitCode, stdout: lines.join('\n') + '\n', stderr: '' };
-}
+const inChromium = chromiumRunner(scratch);
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 test('conformance: Linux and wasmscale in Wasm give the table\'s answers, case for case', () => {
   const native = run(linux('conformance'), []);

@@ -2,28 +2,20 @@
 // --embed-file, as emcc's flags): whole directories and single files, read from 4 threads,
 // on Node and in headless Chromium; the program's listing is checked against the host's
 // files, byte for byte through a checksum. And what goes wrong is named.
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ChromiumHost } from '../bench/runner/hosts/chromium.mjs';
-import { DRIVER, run, runWasm } from './helpers.mjs';
+import { DRIVER, chromiumRunner, run, runWasm } from './helpers.mjs';
 import { expectOutput, fsPrograms } from './fs/programs.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-packaging-'));
 const { wasm } = fsPrograms(scratch);
 const AGREE = /packaged: (\d+) files, all threads agree/;
 
-let chromium;
-before(async () => {
-  chromium = new ChromiumHost(scratch);
-  await chromium.start();
-});
-after(async () => {
-  await chromium?.close();
-  fs.rmSync(scratch, { recursive: true, force: true });
-});
+const inChromium = chromiumRunner(scratch);
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 // assets/: text, 300 KB of binary, an empty file, an empty directory, a name with '@', and a
 // hidden file that must be left out (as emcc leaves it out).
@@ -85,11 +77,9 @@ test('--preload-file and --embed-file on Node: directories and files, 4 threads 
 });
 
 test('--preload-file and --embed-file in Chromium: the package is fetched before main', async () => {
-  const { lines, exitCode } = await chromium.run(build(), ROOTS, { timeoutMs: 120000 });
-  const stdout = lines.join('\n');
-  assert.equal(exitCode, 0, stdout.slice(-3000));
-  assert.match(stdout, AGREE);
-  assert.deepEqual(listing(stdout), expected);
+  const result = await inChromium(build(), ROOTS);
+  expectOutput(result, AGREE);
+  assert.deepEqual(listing(result.stdout), expected);
 });
 
 test('a missing package is named at start-up; a missing source, at build time', () => {

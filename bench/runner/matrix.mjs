@@ -69,26 +69,16 @@ export function configurations({ quick = false } = {}) {
       }
     }
   }
-  for (const fs of FILE_SYSTEMS) {
+  for (const fs of [...FILE_SYSTEMS, ...HOST_FILE_SYSTEMS]) {
+    const hosts = HOST_FILE_SYSTEMS.includes(fs) ? ['node'] : WASM_HOSTS;
     for (const variant of ['records', 'smallfile']) {
       for (const where of ['main', 'pthread']) {
-        add({ workload: 'fs', variant, malloc: 'dlmalloc', fs, where, threads: 1, scale: fsScale(fs, where) });
+        add({ workload: 'fs', variant, malloc: 'dlmalloc', fs, where, threads: 1, scale: fsScale(fs, where), hosts });
       }
     }
     for (const threads of THREAD_COUNTS) {
       add({ workload: 'fs', variant: 'files', malloc: 'dlmalloc', fs, where: 'pthread', threads,
-            scale: fsScale(fs, 'pthread') });
-    }
-  }
-  for (const fs of HOST_FILE_SYSTEMS) {
-    for (const variant of ['records', 'smallfile']) {
-      for (const where of ['main', 'pthread']) {
-        add({ workload: 'fs', variant, malloc: 'dlmalloc', fs, where, threads: 1, scale: fsScale(fs, where), hosts: ['node'] });
-      }
-    }
-    for (const threads of THREAD_COUNTS) {
-      add({ workload: 'fs', variant: 'files', malloc: 'dlmalloc', fs, where: 'pthread', threads,
-            scale: fsScale(fs, 'pthread'), hosts: ['node'] });
+            scale: fsScale(fs, 'pthread'), hosts });
     }
   }
   return list;

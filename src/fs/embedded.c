@@ -4,11 +4,9 @@
 // touches a file first. The table stays in the module's data; the files are copies, so the
 // program may change or remove them like any other.
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "core.h"
 #include "internal.h"
 
 // The layout the driver generates (tools/packaging.py writes the same declarations).
@@ -34,14 +32,7 @@ static int create_file(const ws_embedded_entry *entry) {
   memcpy(parent, entry->path, length);
   parent[length] = '\0';
   int error = length > 0 ? ws_make_dirs(parent, 0755) : 0;
-  int fd = error == 0 ? ws_fs_openat(WS_AT_FDCWD, entry->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : error;
-  if (fd < 0) return fd;
-  int64_t written = 0;
-  for (size_t done = 0; done < entry->size && written >= 0; done += (size_t)written) {
-    written = ws_fs_write(fd, entry->data + done, entry->size - done);
-  }
-  int closed = ws_fs_close(fd);
-  return written < 0 ? (int)written : closed;
+  return error != 0 ? error : ws_write_file(entry->path, entry->data, entry->size, 0644);
 }
 
 void ws_fs_create_embedded_files(void) {

@@ -146,6 +146,9 @@ int ws_node_permits(const ws_node *node, int want);
 // 0 if names may be added to directory `dir` (locked): it still exists (else -ENOENT) and the
 // caller may write and search it (else -EACCES).
 int ws_dir_may_add(const ws_node *dir);
+// 0 if directory `dir` (locked, shared or exclusive) holds nothing but . and .., else
+// -ENOTEMPTY or the backend's error (namespace.c).
+int ws_dir_check_empty(ws_node *dir);
 
 static inline bool ws_is_dir(const ws_node *node) { return node->type == S_IFDIR; }
 
@@ -263,6 +266,8 @@ void ws_locks_release(ws_node *node, uint64_t owner);  // a description's locks 
 void ws_locks_release_process(ws_node *node);          // the process's (any close of the file)
 
 // ----- data on nodes of any kind (io.c, devices.c, pipe.c) -----------------------------------
+// `data` as the whole of file `path`: created with `mode` if missing, else truncated first.
+int ws_write_file(const char *path, const void *data, size_t length, uint32_t mode);
 int64_t ws_node_read(ws_file *file, ws_node *node, void *buffer, size_t length, uint64_t offset);
 int64_t ws_node_write(ws_file *file, ws_node *node, const void *buffer, size_t length, uint64_t offset);
 int64_t ws_device_read(enum ws_device device, void *buffer, size_t length);

@@ -204,6 +204,17 @@ int ws_fs_truncate(const char *path, int64_t size) {
   return error;
 }
 
+int ws_write_file(const char *path, const void *data, size_t length, uint32_t mode) {
+  int fd = ws_fs_openat(WS_AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return fd;
+  int64_t result = 0;
+  for (size_t done = 0; done < length && result >= 0; done += (size_t)result) {
+    result = ws_fs_write(fd, (const char *)data + done, length - done);
+  }
+  int closed = ws_fs_close(fd);
+  return result < 0 ? (int)result : closed;
+}
+
 // fsync's work on an open description's node (the caller holds a reference to it).
 static int sync_node(ws_node *node) {
   int error = 0;

@@ -122,12 +122,9 @@ int ws_fs_mount(const char *path, const ws_fs_backend *backend, const char *opti
   } else if (mount == NULL) {
     error = -ENOMEM;
   } else {
-    uint64_t cookie = 0;
-    ws_dirent entry;
     ws_rwlock_read(&dir->lock);
-    int has_entries = ws_b_readdir(dir, 0, &entry, &cookie);
+    error = ws_dir_check_empty(dir);
     ws_rwlock_unlock(&dir->lock);
-    if (has_entries != 0) error = has_entries < 0 ? has_entries : -ENOTEMPTY;
   }
   if (error == 0) {
     mount->backend = backend;

@@ -84,8 +84,7 @@ int ws_fs_readlinkat(int dirfd, const char *path, char *buffer, size_t size) {
   return error;
 }
 
-// Checks `dir` (locked) is empty but for . and ..
-static int check_empty(ws_node *dir) {
+int ws_dir_check_empty(ws_node *dir) {
   ws_dirent entry;
   uint64_t next;
   int found = ws_b_readdir(dir, 0, &entry, &next);
@@ -102,7 +101,7 @@ static int remove_dir(ws_walk *walk) {
   if (error == 0 && (atomic_load(&child->mounted) != NULL || child == ws_root())) error = -EBUSY;
   if (error == 0) {
     ws_rwlock_write(&child->lock);
-    error = check_empty(child);
+    error = ws_dir_check_empty(child);
     if (error == 0) error = ws_b_unlink(dir, walk->name, walk->length);
     if (error == 0) {
       child->nlink = 0;
@@ -191,7 +190,7 @@ static int rename_locked(ws_walk *from, ws_walk *to, ws_node **source, ws_node *
     if (!dir && ws_is_dir(*target)) return -EISDIR;
     if (dir) {
       ws_rwlock_read(&(*target)->lock);
-      error = check_empty(*target);
+      error = ws_dir_check_empty(*target);
       ws_rwlock_unlock(&(*target)->lock);
       if (error != 0) return error;
     }

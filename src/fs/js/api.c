@@ -19,17 +19,10 @@
 API void *ws_js_alloc(size_t size) { return malloc(size ? size : 1); }
 API void ws_js_free(void *pointer) { free(pointer); }
 
-// The whole of `data` as the file's new contents: created with `mode` if missing, else
-// truncated first (as Node's fs.writeFileSync and Emscripten's FS.writeFile do).
+// The whole of `data` as the file's new contents (as Node's fs.writeFileSync and Emscripten's
+// FS.writeFile do).
 API int ws_js_write_file(const char *path, const void *data, size_t length, uint32_t mode) {
-  int fd = ws_fs_openat(WS_AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return fd;
-  int64_t result = 0;
-  for (size_t done = 0; done < length && result >= 0; done += (size_t)result) {
-    result = ws_fs_write(fd, (const char *)data + done, length - done);
-  }
-  int closed = ws_fs_close(fd);
-  return result < 0 ? (int)result : closed;
+  return ws_write_file(path, data, length, mode);
 }
 
 // Reads the whole file into a new buffer (*data, freed with ws_js_free); returns its length
