@@ -65,8 +65,8 @@ WASM_LIBS := $(foreach v,wasm-mt wasm-st wasm-mt-checked wasm-st-checked,$(BUILD
 # natively (the core alone, which native tests call directly).
 FS_CORE     := $(wildcard src/fs/*.c src/fs/memory/*.c src/fs/host/*.c) src/platform/common.c
 FS_HEADERS  := $(wildcard src/fs/*.h src/fs/*/*.h src/platform/*.h include/wasmscale/*.h)
-FS_WASM     := $(FS_CORE) $(wildcard src/fs/syscalls/*.c src/fs/js/*.c) \
-               $(addprefix src/platform/emscripten/,console.c futex.c host.c)
+FS_WASM     := $(FS_CORE) $(wildcard src/fs/syscalls/*.c src/fs/js/*.c src/fs/opfs/*.c) \
+               $(addprefix src/platform/emscripten/,console.c futex.c host.c opfs.c)
 FS_NATIVE   := $(FS_CORE) src/platform/posix/prim.c src/platform/posix/host.c
 FS_WARNINGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
 
@@ -106,14 +106,16 @@ $(BUILD)/bench/native-malloc: bench/src/malloc.c $(BENCH_HARNESS)
 	@$(CC) -O2 -pthread bench/src/malloc.c bench/src/harness.c -o $@
 
 field = $(word $(1),$(subst -, ,$(2)))
-# The fs names of the benchmark's host-file configurations (Node): /tmp mounted on a host
-# directory through wasmscale's host backend, or through Emscripten's NODEFS.
-HOST_DIR_PRE_JS := bench/src/host_dir.pre.js
-HOST_FS_FLAGS_host   := --fs=wasmscale --backend=host --pre-js $(HOST_DIR_PRE_JS)
-HOST_FS_FLAGS_nodefs := --fs=js -lnodefs.js --pre-js $(HOST_DIR_PRE_JS)
-bench_fs_flags = $(or $(HOST_FS_FLAGS_$(1)),--fs=$(1))
+# The fs names of the benchmark's persistent-storage configurations (bench/runner/matrix.mjs):
+# /tmp mounted on a host directory (Node) or on the origin's storage (Chromium).
+STORAGE_PRE_JS := bench/src/host_dir.pre.js bench/src/browser_storage.pre.js
+STORAGE_FS_FLAGS_host   := --fs=wasmscale --backend=host --pre-js bench/src/host_dir.pre.js
+STORAGE_FS_FLAGS_nodefs := --fs=js -lnodefs.js --pre-js bench/src/host_dir.pre.js
+STORAGE_FS_FLAGS_opfs   := --fs=wasmscale --backend=opfs --pre-js bench/src/browser_storage.pre.js
+STORAGE_FS_FLAGS_idbfs  := --fs=js -lidbfs.js --pre-js bench/src/browser_storage.pre.js
+bench_fs_flags = $(or $(STORAGE_FS_FLAGS_$(1)),--fs=$(1))
 .SECONDEXPANSION:
-$(BUILD)/bench/%.js: bench/src/$$(call field,1,$$*).c $(BENCH_HARNESS) $(PEER_SOURCES) $(HOST_DIR_PRE_JS) $(WSCC) | setup
+$(BUILD)/bench/%.js: bench/src/$$(call field,1,$$*).c $(BENCH_HARNESS) $(PEER_SOURCES) $(STORAGE_PRE_JS) $(WSCC) | setup
 	@mkdir -p $(@D)
 	@echo "build: $@"
 	@$(WSCC) --malloc=$(call field,2,$*) $(call bench_fs_flags,$(call field,3,$*)) $(BENCH_CFLAGS) \

@@ -1,6 +1,6 @@
 // The examples: the parallel indexer run on Node over a host directory by its own script
 // (examples/indexer/index-host-dir.mjs), its index checked word for word against one computed
-// here, with 1 and 4 threads.
+// here, with 1 and 4 threads; and its page over OPFS (examples/indexer/opfs.html) in Chromium.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -63,4 +63,41 @@ test('the indexer on Node over a host directory: the index it writes there is ex
   const bad = run(process.execPath, [path.join(ROOT, 'examples/indexer/index-host-dir.mjs'), path.join(scratch, 'missing')]);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /usage: .*DIR/);
+});
+
+test('the indexer page over OPFS: files added through the JS API, an exact index, files kept across a reload', async () => {
+  const { build } = await import('../examples/indexer/opfs-page.mjs');
+  const { launchChromium } = await import('../bench/runner/hosts/chromium.mjs');
+  const { startServer } = await import('../bench/runner/server.mjs');
+  const dir = makeCorpus();
+  const expected = expectedIndex(dir);
+  const files = [];
+  const collect = (at) => {
+    for (const name of fs.readdirSync(at)) {
+      const full = path.join(at, name);
+      if (fs.statSync(full).isDirectory()) collect(full);
+      else if (name !== 'INDEX.txt') files.push({ path: path.relative(dir, full), data: fs.readFileSync(full, 'latin1') });
+    }
+  };
+  collect(dir);
+  const browser = await launchChromium();
+  const server = await startServer({ '/': build() });
+  try {
+    const page = await browser.context.newPage();
+    const ready = () => page.waitForFunction(() => !document.getElementById('run').disabled, null, { timeout: 60000 });
+    await page.goto(`${server.origin}/index.html`);
+    await ready();
+    const index = await page.evaluate(async (corpus) => {
+      addFiles(corpus);
+      return buildIndex(4);
+    }, files);
+    assert.equal(index, expected);
+    await page.reload();
+    await ready();
+    assert.equal(await page.evaluate(() => listCorpus().length), 41);  // the 40 documents and .hidden
+    assert.equal(await page.evaluate(() => buildIndex(1)), expected);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
 });

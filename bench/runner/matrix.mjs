@@ -6,9 +6,15 @@ import { fileURLToPath } from 'node:url';
 export const THREAD_COUNTS = [1, 2, 4];
 export const MALLOCS = ['dlmalloc', 'emmalloc', 'mimalloc', 'wasmscale'];
 export const FILE_SYSTEMS = ['js', 'wasmfs', 'wasmscale'];
-// The fs workload on real host files (Node): Emscripten's JS FS with NODEFS, and wasmscale's
-// host backend, each with /tmp mounted on a directory the Node host makes per run.
-export const HOST_FILE_SYSTEMS = ['nodefs', 'host'];
+// The fs workload on persistent storage, per host: the option Emscripten users have (peer)
+// beside wasmscale's backend (ours), each with /tmp mounted there by a pre-js (Makefile):
+// on Node a host directory made per run (NODEFS; the host backend), in Chromium the origin's
+// storage (IDBFS, which keeps files in memory until FS.syncfs; the OPFS backend).
+export const STORAGE = [
+  { host: 'node', peer: 'nodefs', ours: 'host', title: 'host files (Node): wasmscale\'s host backend vs NODEFS' },
+  { host: 'chromium', peer: 'idbfs', ours: 'opfs', title: 'browser storage (Chromium): wasmscale\'s OPFS backend vs IDBFS' },
+];
+export const STORAGE_FILE_SYSTEMS = STORAGE.flatMap((pair) => [pair.peer, pair.ours]);
 export const HOSTS = ['node', 'chromium', 'native'];
 const WASM_HOSTS = ['node', 'chromium'];
 
@@ -38,13 +44,16 @@ export function programName({ workload, malloc, fs, where }) {
 // made the workload a test of TLB and cache misses (both file systems' times swung 30-40%
 // between repetitions). The JS file system on a pthread is ~100x slower per call than anything
 // else, so it does a hundredth; reports compare the file systems per call (ops are recorded).
-function fsScale(fs, where) {
-  if (where === 'pthread' && (fs === 'js' || fs === 'nodefs')) return 0.1;
-  return fs === 'host' || fs === 'nodefs' ? HOST_FILES_SCALE : 10;
+function fsScale(fs, where, variant) {
+  if (where === 'pthread' && ['js', 'nodefs', 'idbfs'].includes(fs)) return 0.1;
+  // Creating and removing an OPFS file are requests to the browser's storage process (about a
+  // millisecond a cycle, where memory takes microseconds).
+  if (fs === 'opfs' && variant === 'smallfile') return 0.05;
+  return STORAGE_FILE_SYSTEMS.includes(fs) ? STORAGE_SCALE : 10;
 }
-// Every call on a host file is a system call through Node (a few µs): less work keeps a
-// repetition near a second.
-const HOST_FILES_SCALE = 1;
+// A call on stored files costs more (a system call through Node; on OPFS the I/O worker's
+// round trip, where the cache does not serve it): less work keeps a repetition near a second.
+const STORAGE_SCALE = 1;
 
 export function configurations({ quick = false } = {}) {
   const quickFactor = quick ? 0.05 : 1;
@@ -69,16 +78,17 @@ export function configurations({ quick = false } = {}) {
       }
     }
   }
-  for (const fs of [...FILE_SYSTEMS, ...HOST_FILE_SYSTEMS]) {
-    const hosts = HOST_FILE_SYSTEMS.includes(fs) ? ['node'] : WASM_HOSTS;
+  for (const fs of [...FILE_SYSTEMS, ...STORAGE_FILE_SYSTEMS]) {
+    const storage = STORAGE.find((pair) => pair.peer === fs || pair.ours === fs);
+    const hosts = storage ? [storage.host] : WASM_HOSTS;
     for (const variant of ['records', 'smallfile']) {
       for (const where of ['main', 'pthread']) {
-        add({ workload: 'fs', variant, malloc: 'dlmalloc', fs, where, threads: 1, scale: fsScale(fs, where), hosts });
+        add({ workload: 'fs', variant, malloc: 'dlmalloc', fs, where, threads: 1, scale: fsScale(fs, where, variant), hosts });
       }
     }
     for (const threads of THREAD_COUNTS) {
       add({ workload: 'fs', variant: 'files', malloc: 'dlmalloc', fs, where: 'pthread', threads,
-            scale: fsScale(fs, 'pthread'), hosts });
+            scale: fsScale(fs, 'pthread', 'files'), hosts });
     }
   }
   return list;

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BASELINE, MALLOCS, NATIVE_MALLOCS, FILE_SYSTEMS, HOST_FILE_SYSTEMS, HOSTS, THREAD_COUNTS, runsPerConfiguration } from './matrix.mjs';
+import { BASELINE, MALLOCS, NATIVE_MALLOCS, FILE_SYSTEMS, STORAGE, HOSTS, THREAD_COUNTS, runsPerConfiguration } from './matrix.mjs';
 import { targetsSection } from './targets.mjs';
 import { summarize, find, fmt, ratio, mib, kib, cell, table } from './summary.mjs';
 import { lineChart, barChart } from './charts.mjs';
@@ -123,39 +123,52 @@ function fsSection(summary, charts) {
 
 // The fs workload on real host files (Node): wasmscale's host backend against Emscripten's
 // JS FS with NODEFS, both with /tmp mounted on one host directory.
-const HOST_FS_NAMES = { nodefs: 'JS FS + NODEFS', host: 'wasmscale host backend' };
+const STORAGE_FS_NAMES = { nodefs: 'JS FS + NODEFS', host: 'wasmscale host backend', idbfs: 'JS FS + IDBFS',
+  opfs: 'wasmscale OPFS backend' };
+const STORAGE_NOTES = {
+  node: ['The same fs workloads with /tmp mounted on a real host directory: through wasmscale\'s host backend (each thread',
+    'calls Node\'s fs itself) and through Emscripten\'s NODEFS (calls from a pthread are proxied to the main thread, so',
+    'they do a tenth of the work there). Times per file-system call.'],
+  chromium: ['The same fs workloads with /tmp on the page origin\'s persistent storage: through wasmscale\'s OPFS backend (one',
+    'I/O worker holds the files; threads reach it through shared memory, small reads and writes are cached per file)',
+    'and through Emscripten\'s IDBFS (pthread calls proxied to the main thread, so they do a tenth of the work there).',
+    'IDBFS keeps files in memory and writes them to IndexedDB only at FS.syncfs, which the workload never calls, so',
+    'its times leave persistence out. Times per file-system call.'],
+};
 
-function hostFilesSection(summary, charts) {
-  if (![...summary.values()].some((row) => HOST_FILE_SYSTEMS.includes(row.fs))) return [];
+// One section per host: wasmscale's backend beside Emscripten's option for that storage.
+function storageSections(summary, charts) {
+  return STORAGE.flatMap((pair) => storageSection(summary, charts, pair));
+}
+
+function storageSection(summary, charts, { host, peer, ours, title }) {
+  if (![...summary.values()].some((row) => row.host === host && row.fs === ours)) return [];
   const rows = [], series = [];
-  const get = (variant, fileSystem, where, threads = 1) => find(summary, 'node', 'fs', variant, 'dlmalloc', fileSystem, where, threads);
+  const get = (variant, fileSystem, where, threads = 1) => find(summary, host, 'fs', variant, 'dlmalloc', fileSystem, where, threads);
   const perCall = (row) => (row?.status === 'ok' ? fmt(row.usPerOp, 2) : `**${row?.status ?? 'not run'}**`);
   for (const variant of ['records', 'smallfile']) {
     for (const where of ['main', 'pthread']) {
-      for (const fileSystem of HOST_FILE_SYSTEMS) {
-        const row = get(variant, fileSystem, where), base = get(variant, 'nodefs', where);
-        rows.push([variant, where, 1, HOST_FS_NAMES[fileSystem], perCall(row), cell(row), ratio(base?.usPerOp / row?.usPerOp), '']);
+      for (const fileSystem of [peer, ours]) {
+        const row = get(variant, fileSystem, where), base = get(variant, peer, where);
+        rows.push([variant, where, 1, STORAGE_FS_NAMES[fileSystem], perCall(row), cell(row), ratio(base?.usPerOp / row?.usPerOp), '']);
       }
     }
   }
-  for (const fileSystem of HOST_FILE_SYSTEMS) {
+  for (const fileSystem of [peer, ours]) {
     const points = [];
     for (const threads of THREAD_COUNTS) {
-      const row = get('files', fileSystem, 'pthread', threads), base = get('files', 'nodefs', 'pthread', threads);
+      const row = get('files', fileSystem, 'pthread', threads), base = get('files', peer, 'pthread', threads);
       const one = get('files', fileSystem, 'pthread', 1);
-      rows.push(['files', 'pthread', threads, HOST_FS_NAMES[fileSystem], perCall(row), cell(row), ratio(base?.usPerOp / row?.usPerOp),
+      rows.push(['files', 'pthread', threads, STORAGE_FS_NAMES[fileSystem], perCall(row), cell(row), ratio(base?.usPerOp / row?.usPerOp),
                  ratio(one?.usPerOp / row?.usPerOp)]);
       if (row?.status === 'ok') points.push([threads, row.usPerOp]);
     }
-    series.push({ name: HOST_FS_NAMES[fileSystem], points });
+    series.push({ name: STORAGE_FS_NAMES[fileSystem], points });
   }
-  charts.push({ name: 'fs-host-files-node', svg: lineChart({ title: 'fs files on host files (node): N threads, own file each',
+  charts.push({ name: `fs-storage-${host}`, svg: lineChart({ title: `fs files on ${ours} vs ${peer} (${host}): N threads, own file each`,
     xLabel: 'threads', yLabel: 'µs per call (median)', series }) });
-  return ['## fs on host files (Node): wasmscale\'s host backend vs NODEFS', '',
-    'The same fs workloads with /tmp mounted on a real host directory: through wasmscale\'s host backend (each thread',
-    'calls Node\'s fs itself) and through Emscripten\'s NODEFS (calls from a pthread are proxied to the main thread, so',
-    'they do a tenth of the work there). Times per file-system call.', '',
-    table(['variant', 'runs on', 'threads', 'file system', 'µs/op', 'ms median (min–max)', 'speed-up vs NODEFS',
+  return [`## fs on ${title}`, '', ...STORAGE_NOTES[host], '',
+    table(['variant', 'runs on', 'threads', 'file system', 'µs/op', 'ms median (min–max)', `speed-up vs ${STORAGE_FS_NAMES[peer]}`,
            'throughput vs 1 thread'], rows), ''];
 }
 
@@ -208,7 +221,7 @@ export async function writeReport(results, outDir) {
     'Times are wall-clock milliseconds of the timed region, measured inside the program; each program verifies its own results.', '',
     '## Headline', '', headline(summary), '',
     ...targetsSection(summary, results), ...mathSection(summary, charts), ...mallocSection(summary, charts),
-    ...fsSection(summary, charts), ...hostFilesSection(summary, charts), ...problemsSection(summary),
+    ...fsSection(summary, charts), ...storageSections(summary, charts), ...problemsSection(summary),
     '## Charts', '', ...charts.map((chart) => `![${chart.name}](charts/${chart.name}.svg)`), '',
   ];
   const chartDir = path.join(outDir, 'charts');

@@ -3,7 +3,7 @@
 // bench/results/<timestamp>.json, then the report and charts (report.mjs).
 //
 // usage: node bench/runner/run.mjs [--quick] [--hosts=node,chromium] [--only=WORKLOAD[,...]]
-//                                  [--out=DIR]
+//                                  [--fs=FILE_SYSTEM[,...]] [--out=DIR]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,14 +22,15 @@ const PROGRAM_DIR = path.join(ROOT, 'build', 'bench');
 const TIMEOUT_MS = 180_000;
 
 function parseArgs(argv) {
-  const options = { quick: false, hosts: HOSTS, only: null, out: path.join(ROOT, 'bench', 'results') };
+  const options = { quick: false, hosts: HOSTS, only: null, fs: null, out: path.join(ROOT, 'bench', 'results') };
   for (const arg of argv) {
     const [name, value] = arg.split(/=(.*)/s);
     if (name === '--quick') options.quick = true;
     else if (name === '--hosts') options.hosts = value.split(',');
     else if (name === '--only') options.only = value.split(',');
+    else if (name === '--fs') options.fs = value.split(',');
     else if (name === '--out') options.out = path.resolve(value);
-    else throw new Error(`unknown argument '${arg}' (--quick --hosts= --only= --out=)`);
+    else throw new Error(`unknown argument '${arg}' (--quick --hosts= --only= --fs= --out=)`);
   }
   const unknownHost = options.hosts.find((host) => !HOSTS.includes(host));
   if (unknownHost) throw new Error(`unknown host '${unknownHost}': expected ${HOSTS.join(', ')}`);
@@ -96,7 +97,8 @@ function progressLine(index, total, host, config, records) {
 
 export async function runSuite(options) {
   const { rounds, reps, warmup } = runsPerConfiguration(options);
-  const configs = configurations(options).filter((config) => !options.only || options.only.includes(config.workload));
+  const configs = configurations(options).filter((config) => (!options.only || options.only.includes(config.workload)) &&
+                                                             (!options.fs || options.fs.includes(config.fs)));
   const records = [];
   const total = rounds * options.hosts.reduce((sum, host) => sum + configs.filter((c) => c.hosts.includes(host)).length, 0);
   let index = 0;

@@ -14,8 +14,8 @@ const TYPES = {
   '.data': 'application/octet-stream',
 };
 
-// routes: { '/url-prefix/': '/directory' }; the longest matching prefix wins.
-export async function startServer(routes) {
+// routes: { '/url-prefix/': '/directory' }; the longest matching prefix wins. port 0: any free one.
+export async function startServer(routes, { port = 0 } = {}) {
   const prefixes = Object.keys(routes).sort((a, b) => b.length - a.length);
   const server = http.createServer((request, response) => {
     const url = new URL(request.url, 'http://127.0.0.1');
@@ -38,7 +38,7 @@ export async function startServer(routes) {
     response.writeHead(200, headers);
     fs.createReadStream(file).pipe(response);
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${server.address().port}`,
     close: () => new Promise((resolve) => server.close(resolve)),

@@ -15,8 +15,7 @@ extern "C" {
 #endif
 
 // ----- backends ------------------------------------------------------------------------------
-// A backend stores files: the memory backend (the root, /tmp) and, later, host directories and
-// OPFS. Every call the file system makes into a backend goes through one choke point
+// A backend stores files: the memory backend (the root, /tmp), host directories and OPFS. Every call the file system makes into a backend goes through one choke point
 // (src/fs/backend.c), where ws_fs_inject_failure can make it fail.
 typedef struct ws_fs_backend ws_fs_backend;
 
@@ -28,6 +27,13 @@ const ws_fs_backend *ws_fs_memory_backend(void);
 // through its fs module; -ENODEV in a browser). Paths cannot leave that directory: ".." at its
 // top and symlinks resolve inside the virtual tree. Mode and time changes stay in memory.
 const ws_fs_backend *ws_fs_host_backend(void);
+
+// The OPFS backend (browsers): files persist in the origin's private file system, under the
+// OPFS directory `options` ("" for its root). Every thread reads and writes them through one
+// I/O worker; small reads and writes are cached per file until fsync, close or exit. OPFS has
+// no links (EPERM), keeps no modes, and a file another tab has open gives EBUSY. Needs a
+// program built with -pthread, run in a browser; elsewhere mounting gives ENODEV.
+const ws_fs_backend *ws_fs_opfs_backend(void);
 
 // Mounts a fresh instance of `backend` on the existing, empty directory `path`. Renames and
 // hard links between different mounts fail with EXDEV. Returns 0 or -errno
@@ -51,6 +57,7 @@ typedef enum ws_fs_op {
   WS_FS_OP_WRITE = 1 << 7,
   WS_FS_OP_TRUNCATE = 1 << 8,
   WS_FS_OP_SYNC = 1 << 9,
+  WS_FS_OP_OPEN = 1 << 10,
 } ws_fs_op;
 
 // From now on, the `skip`+1-th backend operation in `ops` (a mask of ws_fs_op) fails with

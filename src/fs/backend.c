@@ -77,6 +77,12 @@ int ws_b_readlink(ws_node *link, char *buffer, size_t size) {
   CALL(WS_FS_OP_READ, link, readlink, link, buffer, size);
 }
 
+int ws_b_open(ws_node *node, int flags) {
+  int injected = fault(WS_FS_OP_OPEN);
+  if (injected != 0) return injected;
+  return node->mount->backend->open != NULL ? node->mount->backend->open(node, flags) : 0;
+}
+
 int64_t ws_b_read(ws_node *file, void *buffer, size_t length, uint64_t offset) {
   CALL(WS_FS_OP_READ, file, read, file, buffer, length, offset);
 }

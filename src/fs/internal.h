@@ -79,6 +79,9 @@ struct ws_fs_backend {
   // Entry number `cookie` or the next one after it: sets *next past it; 1 with an entry, 0 at end.
   int (*readdir)(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next);
   int (*readlink)(ws_node *link, char *buffer, size_t size);  // bytes, not zero-terminated
+  // Optional: an open() of `node` (referenced, unlocked) is about to succeed in the core; the
+  // backend may still refuse it (a host file it could not open, an OPFS file another tab holds).
+  int (*open)(ws_node *node, int flags);
   // Data; the node locked shared for read, exclusive otherwise.
   int64_t (*read)(ws_node *file, void *buffer, size_t length, uint64_t offset);
   int64_t (*write)(ws_node *file, const void *buffer, size_t length, uint64_t offset);
@@ -195,6 +198,7 @@ int ws_b_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node
                 size_t to_length);
 int ws_b_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next);
 int ws_b_readlink(ws_node *link, char *buffer, size_t size);
+int ws_b_open(ws_node *node, int flags);  // 0 for backends without the operation
 int64_t ws_b_read(ws_node *file, void *buffer, size_t length, uint64_t offset);
 int64_t ws_b_write(ws_node *file, const void *buffer, size_t length, uint64_t offset);
 int ws_b_truncate(ws_node *file, uint64_t size);

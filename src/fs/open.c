@@ -69,7 +69,8 @@ int ws_fs_openat(int dirfd, const char *path, int flags, uint32_t mode) {
     return error;
   }
   ws_node *node = walk.node;
-  if ((error = check_open(node, flags, created)) == 0 && (flags & O_TRUNC) && node->type == S_IFREG && !created) {
+  if ((error = check_open(node, flags, created)) == 0) error = ws_b_open(node, flags);
+  if (error == 0 && (flags & O_TRUNC) && node->type == S_IFREG && !created) {
     ws_rwlock_write(&node->lock);
     if (node->size != 0) {
       error = ws_b_truncate(node, 0);

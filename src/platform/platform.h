@@ -95,6 +95,29 @@ int64_t ws_prim_host_list(const char *path, void *buffer, size_t size);
 // pairs "virtual path", "host directory" in `buffer`. Returns the bytes needed (0: none).
 size_t ws_prim_host_startup_mounts(char *buffer, size_t size);
 
+// ----- the browser's origin-private file system (OPFS) ---------------------------------------
+// The same calls on OPFS (emscripten/opfs.c): each goes to one dedicated I/O worker through a
+// queue in shared memory, except small reads and writes, which a per-file cache serves. Paths
+// are "" (the origin's OPFS root) or "/a/b" below it. OPFS has no links: link and symlink give
+// -EPERM. -ENODEV where there is no OPFS (Node, a program built without -pthread).
+int ws_prim_opfs_lstat(const char *path, ws_host_stat *out);
+int ws_prim_opfs_fstat(int fd, ws_host_stat *out);
+int ws_prim_opfs_realpath(const char *path, char *out, size_t size);  // also makes the directory
+int ws_prim_opfs_open(const char *path, int how, uint32_t mode);
+int ws_prim_opfs_close(int fd);
+int64_t ws_prim_opfs_pread(int fd, void *buffer, size_t length, uint64_t offset);
+int64_t ws_prim_opfs_pwrite(int fd, const void *buffer, size_t length, uint64_t offset);
+int ws_prim_opfs_ftruncate(int fd, uint64_t size);
+int ws_prim_opfs_fsync(int fd);
+int ws_prim_opfs_mkdir(const char *path, uint32_t mode);
+int ws_prim_opfs_rmdir(const char *path);
+int ws_prim_opfs_unlink(const char *path);
+int ws_prim_opfs_rename(const char *from, const char *to);
+int ws_prim_opfs_link(const char *existing, const char *path);
+int ws_prim_opfs_symlink(const char *target, const char *path);
+int ws_prim_opfs_readlink(const char *path, char *buffer, size_t size);
+int64_t ws_prim_opfs_list(const char *path, void *buffer, size_t size);
+
 // ----- diagnostics -------------------------------------------------------------------------
 // Writes a message to the error console without allocating.
 void ws_prim_write_error(const char *message);

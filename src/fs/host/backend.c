@@ -1,7 +1,8 @@
 // The host-directory backend: a directory of the host mounted into the file system (on Node a
 // real directory through Node's fs, natively the OS's own). Every operation is a synchronous
 // host call made by the calling thread (src/platform/*/host), so any thread reads and writes
-// host files without the main thread.
+// host files without the main thread. The calls come from a table (host.h), so the same logic
+// also serves the OPFS backend (../opfs/backend.c), whose calls go to the OPFS I/O worker.
 //
 // Nodes: one ws_node per host inode while anything references it, found through a table keyed
 // by the host's inode number, so two opens of one file share its size and locks. A regular
@@ -16,8 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../internal.h"
-#include "../../platform/platform.h"
+#include "host.h"
 
 typedef struct host_node {
   ws_node *node;
@@ -33,6 +33,7 @@ typedef struct host_node {
 } host_node;
 
 typedef struct host_mount {
+  const ws_host_calls *calls;
   char root[WS_PATH_MAX];
   pthread_mutex_t names_lock;  // the table and every node's parent/name; a leaf lock
   host_node **buckets;
@@ -40,6 +41,7 @@ typedef struct host_mount {
 } host_mount;
 
 static host_mount *mount_of(const ws_node *node) { return node->mount->data; }
+static const ws_host_calls *calls_of(const ws_node *node) { return mount_of(node)->calls; }
 
 // ----- the inode table (names_lock held) ------------------------------------------------------
 static host_node **bucket(host_mount *hm, uint64_t ino) {
@@ -143,16 +145,17 @@ static void copy_attributes(ws_node *node, const ws_host_stat *info) {
 static int node_for(ws_node *dir, const char *name, size_t length, const char *path, const ws_host_stat *info,
                     int fd, ws_node **child) {
   host_mount *hm = mount_of(dir);
+  const ws_host_calls *host = hm->calls;
   uint32_t type = info->mode & S_IFMT;
   if (type != S_IFREG && type != S_IFDIR && type != S_IFLNK) {
-    if (fd >= 0) ws_prim_host_close(fd);
+    if (fd >= 0) host->close(fd);
     return -EACCES;  // host FIFOs, sockets and devices are not passed through
   }
   pthread_mutex_lock(&hm->names_lock);
   ws_node *found = table_find(hm, info->ino);
   pthread_mutex_unlock(&hm->names_lock);
   if (found != NULL) {
-    if (fd >= 0) ws_prim_host_close(fd);
+    if (fd >= 0) host->close(fd);
     *child = found;
     return 0;
   }
@@ -161,19 +164,19 @@ static int node_for(ws_node *dir, const char *name, size_t length, const char *p
   char *own_name = strndup(name, length);
   int error = node == NULL || hn == NULL || own_name == NULL ? -ENOMEM : 0;
   if (error == 0 && type == S_IFREG && fd < 0) {
-    fd = ws_prim_host_open(path, WS_HOST_READ_WRITE, 0);
-    if (fd == -EACCES || fd == -EROFS) fd = ws_prim_host_open(path, WS_HOST_READ_ONLY, 0);
-    if (fd < 0) fd = -1;  // stat still works; data calls report EACCES
+    fd = host->open(path, WS_HOST_READ_WRITE, 0);
+    if (fd == -EACCES || fd == -EROFS) fd = host->open(path, WS_HOST_READ_ONLY, 0);
+    // A file that cannot be opened still has attributes; opening it reports why (ws_host_open).
   }
   if (error == 0 && type == S_IFLNK) {
     char target[WS_PATH_MAX];
-    int got = ws_prim_host_readlink(path, target, sizeof target - 1);
+    int got = host->readlink(path, target, sizeof target - 1);
     if (got < 0) error = got;
     if (error == 0 && (hn->target = strndup(target, (size_t)got)) == NULL) error = -ENOMEM;
   }
   if (error == 0 && type == S_IFDIR) error = ws_node_place(node, dir, name, length);
   if (error != 0) {
-    if (fd >= 0) ws_prim_host_close(fd);
+    if (fd >= 0) host->close(fd);
     free(own_name);
     if (hn != NULL) free(hn->target);
     free(hn);
@@ -190,7 +193,7 @@ static int node_for(ws_node *dir, const char *name, size_t length, const char *p
   // may since name another inode, which is the one `fd` holds.
   ws_node *raced = table_find(hm, now.ino);
   ws_host_stat probe;
-  while (raced == NULL && hn->fd >= 0 && ws_prim_host_fstat(hn->fd, &probe) == 0 && (probe.mode & S_IFMT) == type) {
+  while (raced == NULL && hn->fd >= 0 && host->fstat(hn->fd, &probe) == 0 && (probe.mode & S_IFMT) == type) {
     bool same = probe.ino == now.ino;
     now = probe;
     if (same) break;
@@ -219,13 +222,14 @@ static int node_for(ws_node *dir, const char *name, size_t length, const char *p
 }
 
 // ----- the operations ----------------------------------------------------------------------------
-static int host_mount_op(ws_mount *mount, const char *options) {
-  if (options == NULL || options[0] == '\0') return -EINVAL;  // the host directory
+int ws_host_mount(ws_mount *mount, const char *options, const ws_host_calls *host) {
+  if (options == NULL) return -EINVAL;  // the host directory
   host_mount *hm = calloc(1, sizeof *hm);
   if (hm == NULL) return -ENOMEM;
+  hm->calls = host;
   ws_host_stat info;
-  int error = ws_prim_host_realpath(options, hm->root, sizeof hm->root);
-  if (error == 0) error = ws_prim_host_lstat(hm->root, &info);
+  int error = host->realpath(options, hm->root, sizeof hm->root);
+  if (error == 0) error = host->lstat(hm->root, &info);
   if (error == 0 && (info.mode & S_IFMT) != S_IFDIR) error = -ENOTDIR;
   if (error == 0 && (hm->buckets = calloc(64, sizeof *hm->buckets)) == NULL) error = -ENOMEM;
   ws_node *root = error == 0 ? ws_node_new(mount, info.mode) : NULL;
@@ -250,35 +254,38 @@ static int host_mount_op(ws_mount *mount, const char *options) {
   return 0;
 }
 
-static int host_lookup(ws_node *dir, const char *name, size_t length, ws_node **child) {
+int ws_host_lookup(ws_node *dir, const char *name, size_t length, ws_node **child) {
+  const ws_host_calls *host = calls_of(dir);
   char path[WS_PATH_MAX];
   ws_host_stat info;
   int error = host_path(dir, name, length, path);
-  if (error == 0) error = ws_prim_host_lstat(path, &info);
+  if (error == 0) error = host->lstat(path, &info);
   return error != 0 ? error : node_for(dir, name, length, path, &info, -1, child);
 }
 
-static int host_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,
+int ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,
                        ws_node **child) {
+  const ws_host_calls *host = calls_of(dir);
   char path[WS_PATH_MAX];
   int error = host_path(dir, name, length, path), fd = -1;
   if (error != 0) return error;
   switch (mode & S_IFMT) {
-    case S_IFREG: error = fd = ws_prim_host_open(path, WS_HOST_READ_WRITE | WS_HOST_CREATE, mode & 07777); break;
-    case S_IFDIR: error = ws_prim_host_mkdir(path, mode & 07777); break;
-    case S_IFLNK: error = ws_prim_host_symlink(target, path); break;
+    case S_IFREG: error = fd = host->open(path, WS_HOST_READ_WRITE | WS_HOST_CREATE, mode & 07777); break;
+    case S_IFDIR: error = host->mkdir(path, mode & 07777); break;
+    case S_IFLNK: error = host->symlink(target, path); break;
     default: return -EPERM;  // no FIFOs or devices on the host's disk
   }
   if (error < 0) return error;
   ws_host_stat info;
-  error = ws_prim_host_lstat(path, &info);
+  error = host->lstat(path, &info);
   if (error == 0) error = node_for(dir, name, length, path, &info, fd, child);
-  else if (fd >= 0) ws_prim_host_close(fd);
+  else if (fd >= 0) host->close(fd);
   if (error == 0 && S_ISDIR(mode)) dir->nlink++;
   return error;
 }
 
-static int host_link(ws_node *dir, const char *name, size_t length, ws_node *node) {
+int ws_host_link(ws_node *dir, const char *name, size_t length, ws_node *node) {
+  const ws_host_calls *host = calls_of(dir);
   host_node *hn = node->data;
   char existing[WS_PATH_MAX], path[WS_PATH_MAX];
   pthread_mutex_lock(&mount_of(node)->names_lock);
@@ -289,7 +296,7 @@ static int host_link(ws_node *dir, const char *name, size_t length, ws_node *nod
   int error = known_dir == NULL ? -ENOENT : known_name == NULL ? -ENOMEM : 0;
   if (error == 0) error = host_path(known_dir, known_name, strlen(known_name), existing);
   if (error == 0) error = host_path(dir, name, length, path);
-  if (error == 0) error = ws_prim_host_link(existing, path);
+  if (error == 0) error = host->link(existing, path);
   free(known_name);
   ws_node_unref(known_dir);
   return error;
@@ -313,30 +320,32 @@ static void forget_name(ws_node *dir, const char *name, size_t length, uint64_t 
   ws_node_unref(node);
 }
 
-static int host_unlink(ws_node *dir, const char *name, size_t length) {
+int ws_host_unlink(ws_node *dir, const char *name, size_t length) {
+  const ws_host_calls *host = calls_of(dir);
   char path[WS_PATH_MAX];
   ws_host_stat info;
   int error = host_path(dir, name, length, path);
-  if (error == 0) error = ws_prim_host_lstat(path, &info);
+  if (error == 0) error = host->lstat(path, &info);
   if (error != 0) return error;
   bool is_dir = (info.mode & S_IFMT) == S_IFDIR;
-  error = is_dir ? ws_prim_host_rmdir(path) : ws_prim_host_unlink(path);
+  error = is_dir ? host->rmdir(path) : host->unlink(path);
   if (error != 0) return error;
   if (is_dir) dir->nlink--;
   forget_name(dir, name, length, info.ino);
   return 0;
 }
 
-static int host_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
+int ws_host_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
                        size_t to_length) {
+  const ws_host_calls *host = calls_of(from_dir);
   char from_path[WS_PATH_MAX], to_path[WS_PATH_MAX];
   ws_host_stat moved, replaced;
   int error = host_path(from_dir, from, from_length, from_path);
   if (error == 0) error = host_path(to_dir, to, to_length, to_path);
-  if (error == 0) error = ws_prim_host_lstat(from_path, &moved);
+  if (error == 0) error = host->lstat(from_path, &moved);
   if (error != 0) return error;
-  bool replacing = ws_prim_host_lstat(to_path, &replaced) == 0;
-  if ((error = ws_prim_host_rename(from_path, to_path)) != 0) return error;
+  bool replacing = host->lstat(to_path, &replaced) == 0;
+  if ((error = host->rename(from_path, to_path)) != 0) return error;
   bool moved_dir = (moved.mode & S_IFMT) == S_IFDIR;
   if (replacing && replaced.ino != moved.ino) {
     if ((replaced.mode & S_IFMT) == S_IFDIR) to_dir->nlink--;
@@ -369,7 +378,8 @@ static int host_rename(ws_node *from_dir, const char *from, size_t from_length, 
 
 // A snapshot of the host directory is taken when a listing starts (cookie 0) and serves it by
 // entry number; entries come and go on the host between listings, not during one.
-static int host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next) {
+int ws_host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next) {
+  const ws_host_calls *host = calls_of(dir);
   host_node *hn = dir->data;
   host_mount *hm = mount_of(dir);
   int error = 0;
@@ -380,7 +390,7 @@ static int host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_
     uint8_t *listing = NULL;
     int64_t size = 0, needed = 0;
     error = host_path(dir, NULL, 0, path);
-    while (error == 0 && (needed = ws_prim_host_list(path, listing, (size_t)size)) > size) {
+    while (error == 0 && (needed = host->list(path, listing, (size_t)size)) > size) {
       free(listing);
       size = needed + 256;  // room for a few more entries made meanwhile
       if ((listing = malloc((size_t)size)) == NULL) error = -ENOMEM;
@@ -423,7 +433,7 @@ static int host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_
   return error != 0 ? error : result;
 }
 
-static int host_readlink(ws_node *link, char *buffer, size_t size) {
+int ws_host_readlink(ws_node *link, char *buffer, size_t size) {
   const char *target = ((host_node *)link->data)->target;
   size_t length = strlen(target);
   if (length > size) length = size;
@@ -431,17 +441,23 @@ static int host_readlink(ws_node *link, char *buffer, size_t size) {
   return (int)length;
 }
 
-static int file_fd(ws_node *file) {
-  int fd = ((host_node *)file->data)->fd;
-  return fd >= 0 ? fd : -EACCES;
+// A regular file's host descriptor, or -errno: why it could not be opened.
+static int file_fd(ws_node *file) { return ((host_node *)file->data)->fd; }
+
+// An open() that would succeed in the core fails here if the host refused the file (EACCES;
+// EBUSY when another tab holds an OPFS file).
+int ws_host_open(ws_node *node, int flags) {
+  (void)flags;
+  return node->type == S_IFREG ? (file_fd(node) < 0 ? file_fd(node) : 0) : 0;
 }
 
-static int64_t host_read(ws_node *file, void *buffer, size_t length, uint64_t offset) {
+int64_t ws_host_read(ws_node *file, void *buffer, size_t length, uint64_t offset) {
+  const ws_host_calls *host = calls_of(file);
   int fd = file_fd(file);
   if (fd < 0) return fd;
   size_t done = 0;
   while (done < length) {  // a host read may stop short of what the file holds
-    int64_t got = ws_prim_host_pread(fd, (char *)buffer + done, length - done, offset + done);
+    int64_t got = host->pread(fd, (char *)buffer + done, length - done, offset + done);
     if (got < 0) return done > 0 ? (int64_t)done : got;
     if (got == 0) break;
     done += (size_t)got;
@@ -449,12 +465,13 @@ static int64_t host_read(ws_node *file, void *buffer, size_t length, uint64_t of
   return (int64_t)done;
 }
 
-static int64_t host_write(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
+int64_t ws_host_write(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
+  const ws_host_calls *host = calls_of(file);
   int fd = file_fd(file);
   if (fd < 0) return fd;
   size_t done = 0;
   while (done < length) {
-    int64_t put = ws_prim_host_pwrite(fd, (const char *)buffer + done, length - done, offset + done);
+    int64_t put = host->pwrite(fd, (const char *)buffer + done, length - done, offset + done);
     if (put <= 0) {
       if (done == 0) return put < 0 ? (put == -EDQUOT ? -ENOSPC : put) : -EIO;
       break;
@@ -466,9 +483,10 @@ static int64_t host_write(ws_node *file, const void *buffer, size_t length, uint
   return (int64_t)done;
 }
 
-static int host_truncate(ws_node *file, uint64_t size) {
+int ws_host_truncate(ws_node *file, uint64_t size) {
+  const ws_host_calls *host = calls_of(file);
   int fd = file_fd(file);
-  int error = fd < 0 ? fd : ws_prim_host_ftruncate(fd, size);
+  int error = fd < 0 ? fd : host->ftruncate(fd, size);
   if (error == 0) {
     file->size = size;
     file->blocks = (size + 511) / 512;
@@ -476,17 +494,19 @@ static int host_truncate(ws_node *file, uint64_t size) {
   return error;
 }
 
-static int host_sync(ws_node *file) {
+int ws_host_sync(ws_node *file) {
+  const ws_host_calls *host = calls_of(file);
   int fd = file_fd(file);
-  return fd < 0 ? 0 : ws_prim_host_fsync(fd);  // directories and symlinks: nothing buffered here
+  return fd < 0 ? 0 : host->fsync(fd);  // directories and symlinks: nothing buffered here
 }
 
 // Node has no fallocate: the file grows to cover the range (sparse where the host allows).
-static int host_allocate(ws_node *file, uint64_t offset, uint64_t length) {
-  return offset + length > file->size ? host_truncate(file, offset + length) : 0;
+int ws_host_allocate(ws_node *file, uint64_t offset, uint64_t length) {
+  return offset + length > file->size ? ws_host_truncate(file, offset + length) : 0;
 }
 
-static void host_release(ws_node *node) {
+void ws_host_release(ws_node *node) {
+  const ws_host_calls *host = calls_of(node);
   host_node *hn = node->data;
   if (hn == NULL) return;
   host_mount *hm = mount_of(node);
@@ -494,7 +514,7 @@ static void host_release(ws_node *node) {
   table_remove(hm, hn);
   ws_node *parent = hn->parent;
   pthread_mutex_unlock(&hm->names_lock);
-  if (hn->fd >= 0) ws_prim_host_close(hn->fd);
+  if (hn->fd >= 0) host->close(hn->fd);
   ws_node_unref(parent);
   free(hn->name);
   free(hn->target);
@@ -504,22 +524,17 @@ static void host_release(ws_node *node) {
   node->data = NULL;
 }
 
-static const ws_fs_backend host_backend = {
-    .name = "host",
-    .mount = host_mount_op,
-    .lookup = host_lookup,
-    .create = host_create,
-    .link = host_link,
-    .unlink = host_unlink,
-    .rename = host_rename,
-    .readdir = host_readdir,
-    .readlink = host_readlink,
-    .read = host_read,
-    .write = host_write,
-    .truncate = host_truncate,
-    .sync = host_sync,
-    .allocate = host_allocate,
-    .release = host_release,
-};
+static int local_mount(ws_mount *mount, const char *options) {
+  static const ws_host_calls local = {
+      ws_prim_host_lstat,  ws_prim_host_fstat,  ws_prim_host_realpath, ws_prim_host_open,  ws_prim_host_close,
+      ws_prim_host_pread,  ws_prim_host_pwrite, ws_prim_host_ftruncate, ws_prim_host_fsync, ws_prim_host_mkdir,
+      ws_prim_host_rmdir,  ws_prim_host_unlink, ws_prim_host_rename,   ws_prim_host_link,  ws_prim_host_symlink,
+      ws_prim_host_readlink, ws_prim_host_list,
+  };
+  if (options == NULL || options[0] == '\0') return -EINVAL;
+  return ws_host_mount(mount, options, &local);
+}
+
+static const ws_fs_backend host_backend = {.name = "host", .mount = local_mount, WS_HOST_OPERATIONS};
 
 const ws_fs_backend *ws_fs_host_backend(void) { return &host_backend; }

@@ -5,8 +5,9 @@
 //   Module.wasmscaleFS.readdir(path) -> names, '.' and '..' first
 //   Module.wasmscaleFS.stat(path), lstat(path) -> { dev, ino, mode, nlink, uid, gid, rdev,
 //       size, blksize, blocks, atime, mtime, ctime (Dates) } with isFile() and isDirectory()
-//   Module.wasmscaleFS.mount(path, type[, options]), unmount(path)   type: 'memory', or
-//       'host' (Node; options: the host directory) in programs that link that backend
+//   Module.wasmscaleFS.mount(path, type[, options]), unmount(path)   type: 'memory', or, in
+//       programs that link that backend, 'host' (Node; options: the host directory) or
+//       'opfs' (browsers; options: a directory in the origin's OPFS, default its root)
 //   Module.wasmscaleFS.sync([path])   one file, or every open file, to its backend
 // Each call runs synchronously in Wasm on the calling thread (no proxying), so it works while
 // pthreads use the same files. A failure throws an Error whose `code` is the errno's name
@@ -147,7 +148,7 @@
             if (result < 0) {
               var error = failure(result, what);
               if (error.code === 'ENODEV') {
-                error.message += ' (types: memory; host, in programs built with wasmscale-cc --backend=host or --mount)';
+                error.message += ' (types: memory; host or opfs, in programs built with wasmscale-cc --backend=host|opfs or --mount)';
               }
               throw error;
             }

@@ -1,0 +1,158 @@
+// The OPFS backend in headless Chromium (tests/fs/opfs.c): files survive a page reload, 4
+// threads on their own files and on one shared file, the main thread itself calling OPFS
+// (it spins instead of sleeping: no deadlock), a full quota gives ENOSPC without losing what
+// was accepted, and a file another page holds gives EBUSY with a message instead of a hang.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { launchChromium } from '../bench/runner/hosts/chromium.mjs';
+import { startServer } from '../bench/runner/server.mjs';
+import { DRIVER, ROOT, run, runWasm } from './helpers.mjs';
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-opfs-'));
+const FLAGS = ['--fs=wasmscale', '--backend=opfs', '-O2', '-pthread', '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=6',
+  '-sALLOW_MEMORY_GROWTH=1', '-Wno-pthreads-mem-growth', path.join(ROOT, 'tests', 'fs', 'opfs.c')];
+let browser, server;
+
+function build(name, extra) {
+  const output = path.join(scratch, `${name}.js`);
+  const result = run(DRIVER, [...FLAGS, ...extra, '-o', output]);
+  assert.equal(result.status, 0, result.stderr);
+  return output;
+}
+
+before(async () => {
+  build('proxied', ['-sPROXY_TO_PTHREAD']);
+  build('main-thread', []);  // main() on the page's main thread
+  browser = await launchChromium();
+  server = await startServer({ '/programs/': scratch, '/harness/': path.join(ROOT, 'bench', 'runner', 'hosts') });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+// Loads `program` with `args` in `page`; resolves with the console lines when a line matches
+// `until` (default: the exit report). Each reload or navigation of the page runs it again.
+function watch(page) {
+  const lines = [];
+  let waiter = null;
+  page.on('console', (message) => {
+    lines.push(message.text());
+    if (waiter && waiter.until.test(message.text())) waiter.resolve(lines.slice());
+  });
+  page.on('pageerror', (error) => {
+    if (!String(error.message).includes('ExitStatus')) lines.push(`@@abort ${error.message}`);
+  });
+  return (until = /^@@(exit|abort)/, timeoutMs = 60000) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out; console:\n${lines.join('\n')}`)), timeoutMs);
+    waiter = { until, resolve: (seen) => { clearTimeout(timer); resolve(seen); } };
+  });
+}
+
+async function runInPage(page, program, args) {
+  const next = watch(page);
+  const exited = next();
+  const query = new URLSearchParams({ program: `/programs/${program}.js`, args: JSON.stringify(args) });
+  await page.goto(`${server.origin}/harness/page.html?${query}`);
+  return exited;
+}
+
+function assertExit(lines, pattern) {
+  const text = lines.join('\n');
+  assert.ok(lines.includes('@@exit 0'), text.slice(-3000));
+  assert.match(text, pattern);
+}
+
+test('files written, fsynced and renamed survive a page reload', async () => {
+  const page = await browser.context.newPage();
+  try {
+    const next = watch(page);
+    const written = next(/^@@(written|failed|exit|abort)/);
+    const query = new URLSearchParams({ program: '/programs/proxied.js', args: JSON.stringify(['persist']) });
+    await page.goto(`${server.origin}/harness/page.html?${query}`);
+    const before = await written;
+    assert.equal(before.at(-1), '@@written', before.join('\n'));
+    const exited = next();
+    await page.reload();  // the program is still running, with two files open
+    assertExit(await exited, /persist: checked after reload/);
+  } finally {
+    await page.close();
+  }
+});
+
+test('4 threads write their own files and append to one shared file', async () => {
+  const page = await browser.context.newPage();
+  try {
+    assertExit(await runInPage(page, 'proxied', ['threads', '4']), /threads: 4 threads/);
+  } finally {
+    await page.close();
+  }
+});
+
+test('the page\'s main thread uses OPFS itself, beside 4 threads, without deadlock', async () => {
+  const page = await browser.context.newPage();
+  try {
+    assertExit(await runInPage(page, 'main-thread', ['threads', '4']), /threads: 4 threads/);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a file another page holds: stat works, open gives EBUSY with a message', async () => {
+  const holder = await browser.context.newPage();
+  const page = await browser.context.newPage();
+  try {
+    await holder.goto(`${server.origin}/harness/page.html?program=/none`);
+    await holder.evaluate(() => new Promise((resolve, reject) => {
+      const source = `(async () => {
+        const root = await navigator.storage.getDirectory();
+        const dir = await root.getDirectoryHandle('wasmscale-test', { create: true });
+        const file = await dir.getFileHandle('held.txt', { create: true });
+        self.handle = await file.createSyncAccessHandle();
+        self.handle.truncate(0);
+        self.handle.write(new TextEncoder().encode('held!'), { at: 0 });
+        self.handle.flush();
+        postMessage('held');
+      })().catch((e) => postMessage(String(e)));`;
+      const worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
+      window.holder = worker;
+      worker.onmessage = (event) => (event.data === 'held' ? resolve() : reject(new Error(event.data)));
+    }));
+    const lines = await runInPage(page, 'proxied', ['busy']);
+    assertExit(lines, /busy: EBUSY/);
+    assert.match(lines.join('\n'), /OPFS file \/wasmscale-test\/held\.txt is open in another tab or worker.*EBUSY/);
+  } finally {
+    await page.close();
+    await holder.close();
+  }
+});
+
+test('a full quota gives ENOSPC and keeps every byte write() accepted', async () => {
+  const page = await browser.context.newPage();
+  const cdp = await browser.context.newCDPSession(page);
+  try {
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: server.origin, quotaSize: 6 * 1024 * 1024 });
+    assertExit(await runInPage(page, 'proxied', ['quota']), /quota: ENOSPC after \d+ bytes/);
+  } finally {
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: server.origin });
+    await page.close();
+  }
+});
+
+test('without a browser, mounting OPFS gives ENODEV', () => {
+  const result = runWasm(path.join(scratch, 'proxied.js'), ['nodev']);
+  assert.equal(result.status, 0, result.stdout + result.stderr);
+  assert.match(result.stdout, /nodev: mount gives ENODEV/);
+});
+
+test('the driver refuses the OPFS backend without -pthread', () => {
+  const result = run(DRIVER, ['--fs=wasmscale', '--backend=opfs', path.join(ROOT, 'tests', 'fs', 'opfs.c'),
+    '-o', path.join(scratch, 'single.js')]);
+  assert.equal(result.status, 2);
+  assert.match(result.stderr, /OPFS backend needs -pthread/);
+});
