@@ -36,8 +36,8 @@ after(async () => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-// Loads `program` with `args` in `page`; resolves with the console lines when a line matches
-// `until` (default: the exit report). Each reload or navigation of the page runs it again.
+// Collects `page`'s console lines; returns next(until), a promise of the lines so far once a
+// line matches `until` (default: the exit report). It lasts across reloads of the page.
 function watch(page) {
   const lines = [];
   let waiter = null;
@@ -54,12 +54,26 @@ function watch(page) {
   });
 }
 
-async function runInPage(page, program, args) {
-  const next = watch(page);
-  const exited = next();
+// The harness page that runs `program` (a build in scratch) with `args`.
+function programUrl(program, args) {
   const query = new URLSearchParams({ program: `/programs/${program}.js`, args: JSON.stringify(args) });
-  await page.goto(`${server.origin}/harness/page.html?${query}`);
+  return `${server.origin}/harness/page.html?${query}`;
+}
+
+async function runInPage(page, program, args) {
+  const exited = watch(page)();
+  await page.goto(programUrl(program, args));
   return exited;
+}
+
+// Runs `use(page)` in a fresh page, closed afterwards.
+async function inNewPage(use) {
+  const page = await browser.context.newPage();
+  try {
+    return await use(page);
+  } finally {
+    await page.close();
+  }
 }
 
 function assertExit(lines, pattern) {
@@ -68,40 +82,24 @@ function assertExit(lines, pattern) {
   assert.match(text, pattern);
 }
 
-test('files written, fsynced and renamed survive a page reload', async () => {
-  const page = await browser.context.newPage();
-  try {
-    const next = watch(page);
-    const written = next(/^@@(written|failed|exit|abort)/);
-    const query = new URLSearchParams({ program: '/programs/proxied.js', args: JSON.stringify(['persist']) });
-    await page.goto(`${server.origin}/harness/page.html?${query}`);
-    const before = await written;
-    assert.equal(before.at(-1), '@@written', before.join('\n'));
-    const exited = next();
-    await page.reload();  // the program is still running, with two files open
-    assertExit(await exited, /persist: checked after reload/);
-  } finally {
-    await page.close();
-  }
-});
+test('files written, fsynced and renamed survive a page reload', () => inNewPage(async (page) => {
+  const next = watch(page);
+  const written = next(/^@@(written|failed|exit|abort)/);
+  await page.goto(programUrl('proxied', ['persist']));
+  const before = await written;
+  assert.equal(before.at(-1), '@@written', before.join('\n'));
+  const exited = next();
+  await page.reload();  // the program is still running, with two files open
+  assertExit(await exited, /persist: checked after reload/);
+}));
 
-test('4 threads write their own files and append to one shared file', async () => {
-  const page = await browser.context.newPage();
-  try {
-    assertExit(await runInPage(page, 'proxied', ['threads', '4']), /threads: 4 threads/);
-  } finally {
-    await page.close();
-  }
-});
+test('4 threads write their own files and append to one shared file', () => inNewPage(async (page) => {
+  assertExit(await runInPage(page, 'proxied', ['threads', '4']), /threads: 4 threads/);
+}));
 
-test('the page\'s main thread uses OPFS itself, beside 4 threads, without deadlock', async () => {
-  const page = await browser.context.newPage();
-  try {
-    assertExit(await runInPage(page, 'main-thread', ['threads', '4']), /threads: 4 threads/);
-  } finally {
-    await page.close();
-  }
-});
+test('the page\'s main thread uses OPFS itself, beside 4 threads, without deadlock', () => inNewPage(async (page) => {
+  assertExit(await runInPage(page, 'main-thread', ['threads', '4']), /threads: 4 threads/);
+}));
 
 test('a file another page holds: stat works, open gives EBUSY with a message', async () => {
   const holder = await browser.context.newPage();
@@ -132,17 +130,15 @@ test('a file another page holds: stat works, open gives EBUSY with a message', a
   }
 });
 
-test('a full quota gives ENOSPC and keeps every byte write() accepted', async () => {
-  const page = await browser.context.newPage();
+test('a full quota gives ENOSPC and keeps every byte write() accepted', () => inNewPage(async (page) => {
   const cdp = await browser.context.newCDPSession(page);
   try {
     await cdp.send('Storage.overrideQuotaForOrigin', { origin: server.origin, quotaSize: 6 * 1024 * 1024 });
     assertExit(await runInPage(page, 'proxied', ['quota']), /quota: ENOSPC after \d+ bytes/);
   } finally {
     await cdp.send('Storage.overrideQuotaForOrigin', { origin: server.origin });
-    await page.close();
   }
-});
+}));
 
 test('without a browser, mounting OPFS gives ENODEV', () => {
   const result = runWasm(path.join(scratch, 'proxied.js'), ['nodev']);

@@ -525,12 +525,7 @@ void ws_host_release(ws_node *node) {
 }
 
 static int local_mount(ws_mount *mount, const char *options) {
-  static const ws_host_calls local = {
-      ws_prim_host_lstat,  ws_prim_host_fstat,  ws_prim_host_realpath, ws_prim_host_open,  ws_prim_host_close,
-      ws_prim_host_pread,  ws_prim_host_pwrite, ws_prim_host_ftruncate, ws_prim_host_fsync, ws_prim_host_mkdir,
-      ws_prim_host_rmdir,  ws_prim_host_unlink, ws_prim_host_rename,   ws_prim_host_link,  ws_prim_host_symlink,
-      ws_prim_host_readlink, ws_prim_host_list,
-  };
+  static const ws_host_calls local = WS_HOST_CALLS(ws_prim_host);
   if (options == NULL || options[0] == '\0') return -EINVAL;
   return ws_host_mount(mount, options, &local);
 }

@@ -28,6 +28,15 @@ typedef struct ws_host_calls {
   int64_t (*list)(const char *path, void *buffer, size_t size);
 } ws_host_calls;
 
+// The table of a set of calls named PREFIX_lstat, PREFIX_fstat... (platform.h's prefixes).
+#define WS_HOST_CALLS(prefix)                                                                  \
+  {                                                                                            \
+    prefix##_lstat, prefix##_fstat, prefix##_realpath, prefix##_open, prefix##_close,          \
+    prefix##_pread, prefix##_pwrite, prefix##_ftruncate, prefix##_fsync, prefix##_mkdir,       \
+    prefix##_rmdir, prefix##_unlink, prefix##_rename, prefix##_link, prefix##_symlink,         \
+    prefix##_readlink, prefix##_list,                                                          \
+  }
+
 // Mounts the host directory `options` (its realpath through `calls`) as mount->root.
 int ws_host_mount(ws_mount *mount, const char *options, const ws_host_calls *calls);
 

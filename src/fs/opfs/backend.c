@@ -7,12 +7,7 @@
 #include "../host/host.h"
 
 static int opfs_mount(ws_mount *mount, const char *options) {
-  static const ws_host_calls opfs = {
-      ws_prim_opfs_lstat,  ws_prim_opfs_fstat,  ws_prim_opfs_realpath, ws_prim_opfs_open,  ws_prim_opfs_close,
-      ws_prim_opfs_pread,  ws_prim_opfs_pwrite, ws_prim_opfs_ftruncate, ws_prim_opfs_fsync, ws_prim_opfs_mkdir,
-      ws_prim_opfs_rmdir,  ws_prim_opfs_unlink, ws_prim_opfs_rename,   ws_prim_opfs_link,  ws_prim_opfs_symlink,
-      ws_prim_opfs_readlink, ws_prim_opfs_list,
-  };
+  static const ws_host_calls opfs = WS_HOST_CALLS(ws_prim_opfs);
   return ws_host_mount(mount, options != NULL ? options : "", &opfs);
 }
 

@@ -272,14 +272,19 @@ int ws_prim_opfs_realpath(const char *path, char *out, size_t size) {
   return (int)send(&request);
 }
 
+// The worker's side of a close (its descriptor count; the handle at the last).
+static void close_in_worker(int fd) {
+  opfs_request request = {.call = CLOSE, .fd = fd};
+  send(&request);
+}
+
 int ws_prim_opfs_open(const char *path, int how, uint32_t mode) {
   (void)mode;  // OPFS keeps no modes
   opfs_request request = {.call = OPEN, .path = path, .length = (uint32_t)how};
   pthread_mutex_lock(&files_lock);  // an open and a close of one descriptor never cross
   int fd = (int)send(&request);
   if (fd >= FILES_MAX) {
-    request = (opfs_request){.call = CLOSE, .fd = fd};
-    send(&request);
+    close_in_worker(fd);
     fd = -ENFILE;
   }
   if (fd >= 0 && files[fd] != NULL) {
@@ -287,8 +292,7 @@ int ws_prim_opfs_open(const char *path, int how, uint32_t mode) {
   } else if (fd >= 0) {
     opfs_file *file = calloc(1, sizeof *file);
     if (file == NULL) {
-      request = (opfs_request){.call = CLOSE, .fd = fd};
-      send(&request);
+      close_in_worker(fd);
       fd = -ENOMEM;
     } else {
       pthread_mutex_init(&file->lock, NULL);
@@ -322,8 +326,7 @@ int ws_prim_opfs_close(int fd) {
     free(file->window);
     free(file);
   }
-  opfs_request request = {.call = CLOSE, .fd = fd};
-  if (file != NULL) send(&request);
+  if (file != NULL) close_in_worker(fd);
   pthread_mutex_unlock(&files_lock);
   return error;
 }

@@ -107,12 +107,12 @@ mergeInto(LibraryManager.library, {
       }
       return {kind: 'directory', handle: await dirAt(path)};
     }
-    async function exists(path) {
+    // entryAt's answer, or null where nothing is.
+    async function entryOrNull(path) {
       try {
-        await entryAt(path);
-        return true;
+        return await entryAt(path);
       } catch (e) {
-        if (errnoOf(e) === E.ENOENT) return false;
+        if (errnoOf(e) === E.ENOENT) return null;
         throw e;
       }
     }
@@ -293,7 +293,7 @@ mergeInto(LibraryManager.library, {
           return fd;
         }
         var dir = await dirAt(parentOf(path));
-        if (exclusive && await exists(path)) throw failure(E.EEXIST);
+        if (exclusive && await entryOrNull(path)) throw failure(E.EEXIST);
         var handle;
         try {
           handle = await dir.getFileHandle(leafOf(path), {create: exclusive});
@@ -341,7 +341,7 @@ mergeInto(LibraryManager.library, {
       mkdir: async function(r) {
         var path = text(r.path);
         var parent = await dirAt(parentOf(path));
-        if (await exists(path)) throw failure(E.EEXIST);
+        if (await entryOrNull(path)) throw failure(E.EEXIST);
         dirs.set(path, await parent.getDirectoryHandle(leafOf(path), {create: true}));
         return 0;
       },
@@ -364,7 +364,7 @@ mergeInto(LibraryManager.library, {
       rename: async function(r) {
         var from = text(r.path), to = text(r.path2);
         if (from === to) return 0;
-        var moving = await entryAt(from), target = await exists(to) ? await entryAt(to) : null;
+        var moving = await entryAt(from), target = await entryOrNull(to);
         if (target && target.kind !== moving.kind) throw failure(moving.kind === 'file' ? E.EISDIR : E.ENOTDIR);
         if (moving.kind === 'file') {
           await moveFile(from, await dirAt(parentOf(to)), to);  // sets aside an open file it replaces
