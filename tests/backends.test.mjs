@@ -1,6 +1,7 @@
 // The file system's backends: the host-directory backend, natively on wasmscale's core (under
-// ASan+UBSan and TSan, against a real directory) and in Wasm on Node, mounted with the C API
-// and with `wasmscale-cc --mount`. The host side of every run is checked here, after it.
+// ASan+UBSan and TSan, against a real directory) and in Wasm on Node, mounted with the C API,
+// with `wasmscale-cc --mount`, and as the root (-sNODERAWFS, --mount=/=DIR). The host side of
+// every run is checked here, after it.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -80,6 +81,75 @@ test('Module.wasmscaleFS.mount: a host directory mounted from JavaScript (wasmsc
   checkHost(host, result.stdout);
 });
 
+// A host directory to be the root (tests/fs/rawfs.c): a dev/ the program's own /dev hides,
+// and a tmp/ that is /tmp when `withTmp`.
+function rootDir(name, withTmp) {
+  const host = hostDir(name);
+  fs.mkdirSync(path.join(host.dir, 'dev'));
+  fs.writeFileSync(path.join(host.dir, 'dev', 'keep.txt'), 'keep\n');
+  if (withTmp) {
+    fs.mkdirSync(path.join(host.dir, 'tmp'));
+    fs.writeFileSync(path.join(host.dir, 'tmp', 'keep.txt'), 'keep\n');
+  }
+  return host;
+}
+
+// What rawfs left on the host: each thread's records in out/, scratch.txt in a host tmp/ only,
+// nothing else added or changed.
+function checkRootHost({ base, dir }, threads, withTmp) {
+  const RAW_RECORD = 32, RAW_ROUNDS = 100;
+  assert.deepEqual(fs.readdirSync(path.join(dir, 'out')).sort(), Array.from({ length: threads }, (_, t) => `t${t}.bin`));
+  for (let t = 0; t < threads; t++) {
+    const data = fs.readFileSync(path.join(dir, 'out', `t${t}.bin`));
+    assert.equal(data.length, RAW_RECORD * RAW_ROUNDS);
+    for (let r = 0; r < RAW_ROUNDS; r++) assert.deepEqual([data[r * RAW_RECORD], data[r * RAW_RECORD + 1]], [t, r]);
+  }
+  const expected = ['absolute', 'dev', 'escape', 'input.txt', 'out', 'sub', ...(withTmp ? ['tmp'] : [])];
+  assert.deepEqual(fs.readdirSync(dir).sort(), expected, 'nothing else was created in the host root');
+  assert.deepEqual(fs.readdirSync(path.join(dir, 'dev')), ['keep.txt'], 'the host dev/ is untouched');
+  if (withTmp) {
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'tmp')).sort(), ['keep.txt', 'scratch.txt']);
+    assert.equal(fs.readFileSync(path.join(dir, 'tmp', 'scratch.txt'), 'utf8'), 'scratch\n');
+  }
+  assert.equal(fs.readFileSync(path.join(base, 'secret.txt'), 'utf8'), 'secret\n', 'the secret is untouched');
+}
+
+const ROOT_VERIFIED = /rawfs: 4 threads: host root verified/;
+
+test('a host directory as the root on the core, /dev and /tmp kept (WASMSCALE_MOUNTS; ASan+UBSan, TSan)', () => {
+  for (const sanitizer of ['address,undefined', 'thread']) {
+    for (const withTmp of [false, true]) {
+      const host = rootDir(`root-${sanitizer.split(',')[0]}`, withTmp);
+      const result = run(core('rawfs', sanitizer), ['/', '4', withTmp ? 'host' : 'memory'],
+        { cwd: host.dir, env: { ...process.env, WASMSCALE_MOUNTS: '/=.' } });
+      assert.doesNotMatch(result.stderr, /Sanitizer/, result.stderr.slice(0, 4000));
+      expectOutput(result, ROOT_VERIFIED);
+      checkRootHost(host, 4, withTmp);
+    }
+  }
+});
+
+test('wasmscale-cc -sNODERAWFS: the working directory is the root, from every thread, /dev and /tmp kept', () => {
+  const program = wasm('rawfs', ['-sNODERAWFS']);
+  for (const withTmp of [false, true]) {
+    const host = rootDir('wasm-root', withTmp);
+    const result = runWasm(program, ['/', '4', withTmp ? 'host' : 'memory'], { cwd: host.dir });
+    expectOutput(result, ROOT_VERIFIED);
+    checkRootHost(host, 4, withTmp);
+  }
+  // A root that cannot be mounted is named; the program runs on the memory root instead.
+  const missing = runWasm(wasm('rawfs', ['--mount=/=missing']), ['/', '1', 'memory'], { cwd: scratch });
+  assert.match(missing.stderr, /wasmscale: --mount=\/=missing: No such file or directory/);
+});
+
+test('wasmscale-cc --mount=/=/: the host\'s own paths, starting in its working directory', () => {
+  const host = rootDir('wasm-whole', false);
+  const start = fs.realpathSync(host.dir);
+  const result = runWasm(wasm('rawfs', ['--mount=/=/']), [start, '4', 'skip'], { cwd: host.dir });
+  expectOutput(result, ROOT_VERIFIED);
+  checkRootHost(host, 4, false);
+});
+
 test('a program that mounts no host directory links neither the host backend nor its JS', () => {
   const glue = fs.readFileSync(wasm('console'), 'utf8');
   assert.doesNotMatch(glue, /_wasmscale_host_/, 'host.js functions in a program without host mounts');
@@ -89,7 +159,9 @@ test('a program that mounts no host directory links neither the host backend nor
 test('wasmscale-cc --mount refuses what it cannot do', () => {
   for (const [args, message] of [
     [['--mount=data=dir', 'x.c'], /absolute VIRTUAL path/],
-    [['--mount=/=dir', 'x.c'], /root cannot be mounted over/],
+    [['--mount=/=opfs:dir', 'x.c'], /only a host directory can be the root/],
+    [['--mount=/=a', '-sNODERAWFS', 'x.c'], /the root is mounted twice/],
+    [['-sNODERAWFS=1', '--embed-file', 'x.c', 'x.c'], /--embed-file puts files into the memory root/],
     [['--mount=/data=', 'x.c'], /expected --mount=VIRTUAL=HOST_DIR/],
     [['--fs=js', '--mount=/data=dir', 'x.c'], /--mount needs --fs=wasmscale/],
   ]) {

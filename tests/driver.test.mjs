@@ -35,7 +35,7 @@ test('unknown or missing option values are one-line errors with status 2', () =>
   expectUsageError(['--preload-file'], /--preload-file needs a value: SRC\[@DST\]/);
   expectUsageError(['--backend=nfs', 'x.c'], /unknown --backend value 'nfs': expected one of host/);
   expectUsageError(['--fs=js', '--backend=host', 'x.c'], /--backend needs --fs=wasmscale/);
-  expectUsageError(['--fs=wasmscale', '-sNODERAWFS=1', 'x.c'], /'-sNODERAWFS=1' needs Emscripten's JS file system/);
+  expectUsageError(['--fs=wasmscale', '-lnodefs.js', 'x.c'], /'-lnodefs.js' needs Emscripten's JS file system/);
 });
 
 test('a missing emcc is named, with status 2', () => {
@@ -72,6 +72,13 @@ test('flags map onto emcc settings at link time only', () => {
   assert.ok(wasmscale.includes('-sMALLOC=none') && wasmscale.some((arg) => arg.endsWith('wasm-mt/libwasmscale-alloc.a')),
             wasmscale.join(' '));
   assert.ok(printed(['--malloc=wasmscale-checked', 'x.c']).some((arg) => arg.endsWith('wasm-st-checked/libwasmscale-alloc.a')));
+  // -sNODERAWFS is Emscripten's for --fs=js, a host root (--mount=/=.) for --fs=wasmscale.
+  assert.ok(printed(['--fs=js', '-sNODERAWFS', 'x.c']).includes('-sNODERAWFS'));
+  const rawfs = printed(['-sNODERAWFS', 'x.c']);
+  assert.ok(!rawfs.includes('-sNODERAWFS') && rawfs.includes('-Wl,--undefined=ws_fs_mount_startup_dirs'), rawfs.join(' '));
+  const mounts = fs.readFileSync(rawfs[rawfs.indexOf('-Wl,--undefined=ws_fs_mount_startup_dirs') - 1], 'utf8');
+  assert.match(mounts, /Module\['wasmscaleMounts'\] = \[\["\/", "\."\]\];/);
+  assert.ok(!printed(['-sNODERAWFS=0', 'x.c']).some((arg) => arg.includes('mount')), '-sNODERAWFS=0 mounts nothing');
 });
 
 const builds = [

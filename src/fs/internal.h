@@ -161,6 +161,7 @@ struct ws_mount {
   const ws_fs_backend *backend;
   ws_node *root;
   ws_node *covered;  // the directory this mount hides (NULL for the root mount)
+  const char *graft; // a graft (mount.c): its name in `covered`, which it hangs from, not hides
   _Atomic uint32_t open_files;  // open descriptions of its files (unmount: EBUSY)
   void *data;        // the backend's
 };
@@ -174,7 +175,12 @@ static inline void ws_fs_init(void) {
 }
 // Mounts what `wasmscale-cc --mount` asked for (host/startup.c). mount.c refers to it weakly,
 // so programs that mount no host directory link neither it nor the host backend.
-void ws_fs_mount_startup_dirs(void);
+// Over a host root it first moves to the start directory (the host's working directory, if the
+// root holds it).
+void ws_fs_mount_startup_dirs(bool host_root);
+// The root's host directory (--mount=/=HOST_DIR), mounted as `root`: 0, else > 0 when none was
+// asked for or < 0 when it failed (said on stderr). Weak like the above (host/startup.c).
+int ws_fs_mount_startup_root(ws_mount *root);
 // Makes the files `wasmscale-cc --embed-file` put in the program (embedded.c); weak like the
 // above, and asked for by the driver only when there are some.
 void ws_fs_create_embedded_files(void);
@@ -188,6 +194,15 @@ int ws_set_cwd(ws_node *dir);
 ws_node *ws_mount_traverse(ws_node *node);
 // ".." of a directory: its parent, across mount boundaries; referenced, NULL once removed.
 ws_node *ws_mount_parent(ws_node *dir);
+static inline bool ws_is_mount_root(const ws_node *node) { return node->mount->root == node; }
+static inline bool ws_is_graft_root(const ws_node *node) {
+  return ws_is_mount_root(node) && node->mount->graft != NULL;
+}
+// Grafts (mount.c): the root of the graft named `name` in `dir` (not referenced: grafts live as
+// long as the program), else NULL; how many hang from `dir`; the index-th of them as an entry.
+ws_node *ws_graft_at(const ws_node *dir, const char *name, size_t length);
+uint32_t ws_graft_count(const ws_node *dir);
+void ws_graft_entry(const ws_node *dir, uint32_t index, ws_dirent *entry);
 
 // ----- the backend choke point (backend.c) ---------------------------------------------------
 int ws_b_lookup(ws_node *dir, const char *name, size_t length, ws_node **child);

@@ -286,7 +286,9 @@ int ws_fs_isatty(int fd) {
   return device == WS_DEV_STDIN || device == WS_DEV_STDOUT || device == WS_DEV_STDERR ? 1 : -ENOTTY;
 }
 
-// Cookies 0 and 1 are "." and ".."; the backend's entry n is cookie n + 2.
+// Cookies 0 and 1 are "." and ".."; then the grafts hanging from the directory (only a host
+// root has any: /dev, /tmp), which hide the backend's entries of the same name; the backend's
+// entry n is the cookie after those plus n.
 int ws_fs_getdents(int fd, ws_dirent_sink sink, void *context) {
   ws_file *file = ws_fd_get(fd);
   if (file == NULL) return -EBADF;
@@ -296,6 +298,7 @@ int ws_fs_getdents(int fd, ws_dirent_sink sink, void *context) {
     return -ENOTDIR;
   }
   ws_node *parent = ws_mount_parent(dir);
+  uint64_t first = 2 + ws_graft_count(dir);  // the backend's first entry
   ws_dirent entry;
   int given = 0, result = 0;
   ws_file_hold_position(file);
@@ -311,10 +314,17 @@ int ws_fs_getdents(int fd, ws_dirent_sink sink, void *context) {
       next = cookie + 1;
     } else if (dir->nlink == 0) {
       break;  // removed: nothing but . and ..
+    } else if (cookie < first) {
+      ws_graft_entry(dir, (uint32_t)(cookie - 2), &entry);
+      next = cookie + 1;
     } else {
-      result = ws_b_readdir(dir, cookie - 2, &entry, &next);
+      result = ws_b_readdir(dir, cookie - first, &entry, &next);
       if (result <= 0) break;
-      next += 2;
+      next += first;
+      if (ws_graft_at(dir, entry.name, entry.length) != NULL) {
+        file->position = next;  // hidden by a graft
+        continue;
+      }
     }
     if (!sink(context, &entry, next)) {
       if (given == 0) result = -EINVAL;  // the buffer cannot hold even one entry

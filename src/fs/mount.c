@@ -1,7 +1,12 @@
 // The mount table, the root file system and the working directory.
 //
 // The first file call of the program (from any thread) builds the root: a memory backend at
-// "/", with /dev (devices.c), /tmp, and descriptors 0, 1 and 2 open on the console.
+// "/", with /dev (devices.c), /tmp, and descriptors 0, 1 and 2 open on the console. With
+// `wasmscale-cc --mount=/=HOST_DIR` (or -sNODERAWFS) the root is that host directory instead,
+// and /dev (and /tmp, when the host directory has none) are grafts: memory mounts attached
+// under those names of the root without a directory of that name in the host, so nothing is
+// created there (a host "dev" is hidden, untouched). Grafts are made only while the root is
+// built, before any other thread can look, and never change, so lookups read them unlocked.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -17,6 +22,10 @@ static pthread_mutex_t mount_lock = PTHREAD_MUTEX_INITIALIZER;
 static ws_node *cwd;
 static _Atomic uint32_t next_mount_id = 2;  // the root is 1
 
+enum { GRAFT_MAX = 2 };
+static ws_mount grafts[GRAFT_MAX];
+static uint32_t graft_count;
+
 static void open_console(const char *path, int flags, int fd) {
   int opened = ws_fs_openat(WS_AT_FDCWD, path, flags, 0);
   if (opened >= 0 && opened != fd) {  // the table was empty: 0, 1, 2 come in order
@@ -25,34 +34,65 @@ static void open_console(const char *path, int flags, int fd) {
 }
 
 #pragma weak ws_fs_mount_startup_dirs  // see internal.h
+#pragma weak ws_fs_mount_startup_root
 #pragma weak ws_fs_create_embedded_files
 
 static _Thread_local bool building;  // build_root opens files: its own calls must not wait for it
 
+// The directory `name` under the root, referenced: an ordinary memory directory with `mode` in
+// a memory root. Over a host root a graft, unless `host_may_provide` and the host directory has
+// a directory of that name (a host /tmp is the host's; the devices are always the program's).
+// NULL when memory is short.
+static ws_node *make_system_dir(const char *name, uint32_t mode, bool host_may_provide) {
+  ws_node *dir = NULL;
+  if (root_mount.backend == ws_fs_memory_backend()) {
+    ws_b_create(root_mount.root, name, strlen(name), S_IFDIR | mode, NULL, &dir);
+    return dir;
+  }
+  if (host_may_provide && ws_b_lookup(root_mount.root, name, strlen(name), &dir) == 0) {
+    if (ws_is_dir(dir)) return dir;
+    ws_node_unref(dir);  // not a directory: hidden by the graft
+  }
+  ws_mount *graft = &grafts[graft_count];
+  graft->backend = ws_fs_memory_backend();
+  graft->covered = root_mount.root;
+  graft->graft = name;
+  graft->id = atomic_fetch_add(&next_mount_id, 1);
+  if (graft->backend->mount(graft, NULL) != 0) return NULL;
+  graft_count++;
+  graft->root->mode = S_IFDIR | mode;
+  ws_node_ref(graft->root);
+  return graft->root;
+}
+
 static void build_root(void) {
   building = true;
   root_mount.id = 1;
-  root_mount.backend = ws_fs_memory_backend();
-  if (root_mount.backend->mount(&root_mount, NULL) != 0) {
-    building = false;
-    return;  // no memory at start-up: every call fails with ENOMEM (path.c)
+  // A host root (--mount=/=HOST_DIR) when the program asked for one and it could be mounted
+  // (else it said why on stderr, once the console is open): then the program's working
+  // directory is where the host's lies, if that is inside it.
+  int host_root = ws_fs_mount_startup_root != NULL ? ws_fs_mount_startup_root(&root_mount) : 1;
+  if (host_root != 0) {
+    root_mount.backend = ws_fs_memory_backend();
+    if (root_mount.backend->mount(&root_mount, NULL) != 0) {
+      building = false;
+      return;  // no memory at start-up: every call fails with ENOMEM (path.c)
+    }
+    root_mount.root->mode = S_IFDIR | 0755;
   }
-  root_mount.root->mode = S_IFDIR | 0755;
   ws_node_ref(root_mount.root);
   cwd = root_mount.root;
-  ws_node *dev = NULL, *tmp = NULL;
-  if (ws_b_create(root_mount.root, "dev", 3, S_IFDIR | 0755, NULL, &dev) == 0) {
-    ws_devices_create(dev);
-    ws_node_unref(dev);
-  }
-  if (ws_b_create(root_mount.root, "tmp", 3, S_IFDIR | 01777, NULL, &tmp) == 0) ws_node_unref(tmp);
+  ws_node *dev = make_system_dir("dev", 0755, false), *tmp = make_system_dir("tmp", 01777, true);
+  if (dev != NULL) ws_devices_create(dev);
+  ws_node_unref(dev);
+  ws_node_unref(tmp);
   open_console("/dev/stdin", O_RDONLY, 0);
   open_console("/dev/stdout", O_WRONLY, 1);
   open_console("/dev/stderr", O_WRONLY, 2);
   // After the console, so a failure is reported on stderr. Weak: these are linked only into
   // programs that embed files or mount host directories (wasmscale-cc asks for them).
   if (ws_fs_create_embedded_files != NULL) ws_fs_create_embedded_files();
-  if (ws_fs_mount_startup_dirs != NULL) ws_fs_mount_startup_dirs();
+  if (ws_fs_mount_startup_dirs != NULL) ws_fs_mount_startup_dirs(host_root == 0);
   building = false;
   atomic_store_explicit(&ws_fs_ready, true, memory_order_release);
 }
@@ -83,6 +123,31 @@ int ws_set_cwd(ws_node *dir) {
   return 0;
 }
 
+ws_node *ws_graft_at(const ws_node *dir, const char *name, size_t length) {
+  for (uint32_t i = 0; i < graft_count; i++) {
+    const char *graft = grafts[i].graft;
+    if (grafts[i].covered == dir && strlen(graft) == length && memcmp(graft, name, length) == 0) return grafts[i].root;
+  }
+  return NULL;
+}
+
+uint32_t ws_graft_count(const ws_node *dir) {
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < graft_count; i++) count += grafts[i].covered == dir;
+  return count;
+}
+
+void ws_graft_entry(const ws_node *dir, uint32_t index, ws_dirent *entry) {
+  for (uint32_t i = 0; i < graft_count; i++) {
+    if (grafts[i].covered != dir || index-- > 0) continue;
+    entry->ino = grafts[i].root->ino;
+    entry->type = S_IFDIR;
+    entry->length = (uint16_t)strlen(grafts[i].graft);
+    memcpy(entry->name, grafts[i].graft, entry->length + 1u);
+    return;
+  }
+}
+
 ws_node *ws_mount_traverse(ws_node *node) {
   if (atomic_load_explicit(&node->mounted, memory_order_acquire) == NULL) return node;  // the common case
   pthread_mutex_lock(&mount_lock);
@@ -97,9 +162,17 @@ ws_node *ws_mount_traverse(ws_node *node) {
 ws_node *ws_mount_parent(ws_node *dir) {
   ws_node *below = dir;
   pthread_mutex_lock(&mount_lock);
-  while (below->mount->root == below && below->mount->covered != NULL) below = below->mount->covered;
+  while (below->mount->root == below && below->mount->covered != NULL && below->mount->graft == NULL) {
+    below = below->mount->covered;
+  }
   ws_node_ref(below);
   pthread_mutex_unlock(&mount_lock);
+  if (ws_is_graft_root(below)) {  // a graft's parent is the directory it hangs from
+    ws_node *parent = below->mount->covered;
+    ws_node_ref(parent);
+    ws_node_unref(below);
+    return ws_mount_traverse(parent);
+  }
   ws_rwlock_read(&below->lock);
   ws_node *parent = below == root_mount.root ? below : below->parent;
   if (parent != NULL) ws_node_ref(parent);
@@ -158,6 +231,8 @@ int ws_fs_unmount(const char *path) {
   pthread_mutex_lock(&mount_lock);
   if (mount == &root_mount || mount->root != root) {
     error = -EINVAL;
+  } else if (mount->graft != NULL) {
+    error = -EBUSY;  // /dev and /tmp over a host root: the program's own
   } else if (root->mounted != NULL || cwd->mount == mount || atomic_load(&mount->open_files) > 0) {
     error = -EBUSY;
   } else {

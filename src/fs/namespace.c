@@ -148,6 +148,8 @@ int ws_fs_unlinkat(int dirfd, const char *path, int flags) {
     error = !rmdir ? -EISDIR : walk.length == 1 ? -EINVAL : -ENOTEMPTY;
   } else if (walk.node == NULL) {
     error = -ENOENT;
+  } else if (ws_is_mount_root(walk.node)) {
+    error = rmdir ? -EBUSY : -EISDIR;  // a mount point (a graft has no entry a backend could remove)
   } else if (rmdir) {
     error = remove_dir(&walk);
   } else if (walk.trailing_slash) {
@@ -214,6 +216,8 @@ int ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const cha
     error = -EBUSY;
   } else if (from.node == NULL) {
     error = -ENOENT;
+  } else if (ws_is_mount_root(from.node) || (to.node != NULL && ws_is_mount_root(to.node))) {
+    error = -EBUSY;  // a mount point, as Linux
   } else if (from.dir->mount != to.dir->mount) {
     error = -EXDEV;
   } else {
@@ -329,6 +333,7 @@ int ws_fs_fchdir(int fd) {
 
 int ws_fs_getcwd(char *buffer, size_t size) {
   if (size == 0) return -EINVAL;
+  ws_fs_init();  // a program's first call may be this one
   ws_node *dir = ws_cwd();
   char path[WS_PATH_MAX];
   size_t at = sizeof path - 1;
@@ -336,21 +341,25 @@ int ws_fs_getcwd(char *buffer, size_t size) {
   int error = 0;
   pthread_mutex_lock(&rename_lock);
   for (ws_node *node = dir; node != ws_root();) {
-    while (node->mount->root == node && node->mount->covered != NULL) node = node->mount->covered;
+    while (ws_is_mount_root(node) && node->mount->covered != NULL && node->mount->graft == NULL) {
+      node = node->mount->covered;
+    }
     if (node == ws_root()) break;
-    if (node->parent == NULL) {
+    bool graft = ws_is_graft_root(node);  // named by the mount, hanging from the directory it covers
+    if (!graft && node->parent == NULL) {
       error = -ENOENT;  // the working directory was removed
       break;
     }
-    size_t length = strlen(node->name);
+    const char *name = graft ? node->mount->graft : node->name;
+    size_t length = strlen(name);
     if (length + 1 > at) {
       error = -ENAMETOOLONG;
       break;
     }
     at -= length;
-    memcpy(path + at, node->name, length);
+    memcpy(path + at, name, length);
     path[--at] = '/';
-    node = node->parent;
+    node = graft ? node->mount->covered : node->parent;
   }
   pthread_mutex_unlock(&rename_lock);
   ws_node_unref(dir);

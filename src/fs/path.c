@@ -21,6 +21,12 @@ int ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **chi
     *child = ws_mount_parent(dir);
     return *child != NULL ? 0 : -ENOENT;
   }
+  ws_node *graft = ws_graft_at(dir, name, length);
+  if (graft != NULL) {
+    ws_node_ref(graft);
+    *child = graft;
+    return 0;
+  }
   ws_rwlock_read(&dir->lock);
   int error = ws_b_lookup(dir, name, length, child);
   ws_rwlock_unlock(&dir->lock);

@@ -34,19 +34,31 @@ static inline long long t_size(int fd) {
   ws_stat info;
   return ws_fs_fstat(fd, &info) == 0 ? (long long)info.size : -1;
 }
+// Entries of directory `path` called `name`, or (name NULL) all but . and ..; -1 on error.
+struct counted_entries {
+  const char *name;
+  int count;
+};
 static int count_entry(void *context, const struct ws_dirent *entry, uint64_t next) {
   (void)next;
-  if (entry->name[0] != '.') ++*(int *)context;
+  struct counted_entries *counted = context;
+  counted->count += counted->name != NULL ? strcmp(entry->name, counted->name) == 0 : entry->name[0] != '.';
   return 1;
 }
-static inline int t_count_entries(const char *path) {
-  int fd = (int)ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0), count = 0;
+static inline int t_entries_named(const char *path, const char *name) {
+  int fd = (int)ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0);
+  struct counted_entries counted = {name, 0};
   if (fd < 0) return -1;
-  while (ws_fs_getdents(fd, count_entry, &count) > 0) {
+  while (ws_fs_getdents(fd, count_entry, &counted) > 0) {
   }
   ws_fs_close(fd);
-  return count;
+  return counted.count;
 }
+static inline long long t_ino(const char *path) {
+  ws_stat info;
+  return fs_result(ws_fs_fstatat(WS_AT_FDCWD, path, &info, 0)) == 0 ? (long long)info.ino : -1;
+}
+static inline char *t_getcwd(char *buffer, size_t size) { return fs_result(ws_fs_getcwd(buffer, size)) >= 0 ? buffer : NULL; }
 #define t_open(path, flags, mode) fs_result(ws_fs_openat(WS_AT_FDCWD, path, flags, mode))
 #define t_close(fd) fs_result(ws_fs_close(fd))
 #define t_read(fd, buffer, length) fs_result(ws_fs_read(fd, buffer, length))
@@ -67,14 +79,21 @@ static inline long long t_size(int fd) {
   struct stat info;
   return fstat(fd, &info) == 0 ? (long long)info.st_size : -1;
 }
-static inline int t_count_entries(const char *path) {
+static inline int t_entries_named(const char *path, const char *name) {
   DIR *dir = opendir(path);
   if (dir == NULL) return -1;
   int count = 0;
-  for (struct dirent *entry; (entry = readdir(dir)) != NULL;) count += entry->d_name[0] != '.';
+  for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
+    count += name != NULL ? strcmp(entry->d_name, name) == 0 : entry->d_name[0] != '.';
+  }
   closedir(dir);
   return count;
 }
+static inline long long t_ino(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0 ? (long long)info.st_ino : -1;
+}
+#define t_getcwd getcwd
 #define t_open open
 #define t_close close
 #define t_read read
@@ -87,6 +106,8 @@ static inline int t_count_entries(const char *path) {
 #define t_chdir chdir
 #define t_dup2 dup2
 #endif
+
+static inline int t_count_entries(const char *path) { return t_entries_named(path, NULL); }
 
 // A fresh directory for the test: under /tmp natively (mkdtemp), /tmp/NAME in Wasm.
 static inline int enter_scratch_dir(const char *name, char *path, size_t size) {

@@ -1,7 +1,9 @@
 // Start-up mounts: the host directories `wasmscale-cc --mount` asked for, mounted when the file
-// system builds its root. Kept apart from the backend's operations so that the driver can pull
-// it (and with it the backend) into just the programs that use --mount. A HOST_DIR written
-// "opfs:DIR" is a directory of the browser's OPFS instead (the driver then links that backend).
+// system builds its root; --mount=/=HOST_DIR (and -sNODERAWFS, which means --mount=/=.) makes
+// a host directory the root itself (mount.c adds /dev and /tmp in memory). Kept apart from
+// the backend's operations so that the driver can pull it (and with it the backend) into just
+// the programs that use --mount. A HOST_DIR written "opfs:DIR" is a directory of the
+// browser's OPFS instead (the driver then links that backend).
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,26 +12,79 @@
 
 #pragma weak ws_fs_opfs_backend
 
+typedef struct startup_mount {
+  const char *virtual_path, *host;
+} startup_mount;
+
+// The --mount list (the driver's, through the platform) into `list`, one pair at a time:
+// `*at` starts at 0; false at the end or when the list does not fit (said on stderr).
+static bool next_mount(char *list, size_t capacity, size_t *at, startup_mount *mount) {
+  if (*at == 0) {
+    size_t size = ws_prim_host_startup_mounts(list, capacity);
+    if (size > capacity) {
+      ws_prim_write_error("wasmscale: the --mount list is too long; nothing mounted\n");
+      return false;
+    }
+    list[size] = '\0';  // an empty list reads as an empty name
+  }
+  if (list[*at] == '\0') return false;
+  mount->virtual_path = list + *at;
+  mount->host = mount->virtual_path + strlen(mount->virtual_path) + 1;
+  *at = (size_t)(mount->host - list) + strlen(mount->host) + 1;
+  return true;
+}
+
+static void report(const startup_mount *mount, int error) {
+  char message[WS_PATH_MAX * 2 + 64];
+  snprintf(message, sizeof message, "wasmscale: --mount=%s=%s: %s\n", mount->virtual_path, mount->host, strerror(-error));
+  ws_prim_write_error(message);
+}
+
+static bool is_root(const startup_mount *mount) { return strcmp(mount->virtual_path, "/") == 0; }
+
+// The root's entry and how its mount went, kept for ws_fs_mount_startup_dirs: it reports an
+// error once the console is open (the root is mounted before it).
+static int root_error;
+static startup_mount root_entry;
+static char root_list[WS_PATH_MAX * 4 + 1];
+
+int ws_fs_mount_startup_root(ws_mount *root) {
+  startup_mount mount;
+  for (size_t at = 0; next_mount(root_list, sizeof root_list - 1, &at, &mount);) {
+    if (!is_root(&mount)) continue;
+    root->backend = ws_fs_host_backend();
+    root_error = root->backend->mount(root, mount.host);
+    root_entry = mount;
+    return root_error;
+  }
+  return 1;
+}
+
+// Over a host root, the program starts where the host's working directory is, if the root
+// holds it (--mount=/=/ then sees paths as the host does, like Emscripten's NODERAWFS).
+static void enter_start_dir(void) {
+  char root[WS_PATH_MAX], here[WS_PATH_MAX];
+  if (ws_prim_host_realpath(root_entry.host, root, sizeof root) != 0) return;
+  if (ws_prim_host_realpath(".", here, sizeof here) != 0) return;
+  size_t length = strcmp(root, "/") == 0 ? 0 : strlen(root);
+  if (strncmp(here, root, length) == 0 && here[length] == '/') ws_fs_chdir(here + length);
+}
+
 // The host directories `wasmscale-cc --mount` asked for. A failure is reported, not fatal:
 // the program runs without that mount (and sees the empty directory).
-void ws_fs_mount_startup_dirs(void) {
-  char list[WS_PATH_MAX * 4];
-  size_t size = ws_prim_host_startup_mounts(list, sizeof list);
-  if (size > sizeof list) {
-    ws_prim_write_error("wasmscale: the --mount list is too long; nothing mounted\n");
-    return;
-  }
-  for (size_t at = 0; at < size;) {
-    const char *virtual_path = list + at;
-    const char *host = virtual_path + strlen(virtual_path) + 1;
-    at = (size_t)(host - list) + strlen(host) + 1;
-    bool opfs = strncmp(host, "opfs:", 5) == 0 && ws_fs_opfs_backend != NULL;
-    int error = ws_make_dirs(virtual_path, 0755);
-    if (error == 0) error = ws_fs_mount(virtual_path, opfs ? ws_fs_opfs_backend() : ws_fs_host_backend(), opfs ? host + 5 : host);
-    if (error != 0) {
-      char message[WS_PATH_MAX * 2 + 64];
-      snprintf(message, sizeof message, "wasmscale: --mount=%s=%s: %s\n", virtual_path, host, strerror(-error));
-      ws_prim_write_error(message);
+void ws_fs_mount_startup_dirs(bool host_root) {
+  if (root_error != 0) report(&root_entry, root_error);
+  if (host_root) enter_start_dir();
+  char list[WS_PATH_MAX * 4 + 1];
+  startup_mount mount;
+  for (size_t at = 0; next_mount(list, sizeof list - 1, &at, &mount);) {
+    if (is_root(&mount)) continue;
+    bool opfs = strncmp(mount.host, "opfs:", 5) == 0 && ws_fs_opfs_backend != NULL;
+    int error = ws_make_dirs(mount.virtual_path, 0755);
+    if (error == 0) {
+      error = ws_fs_mount(mount.virtual_path, opfs ? ws_fs_opfs_backend() : ws_fs_host_backend(),
+                          opfs ? mount.host + 5 : mount.host);
     }
+    if (error != 0) report(&mount, error);
   }
 }

@@ -101,8 +101,20 @@ int64_t ws_prim_host_list(const char *path, void *buffer, size_t size) {
   return (int64_t)needed;
 }
 
+// Native programs mount through the C API; the environment's WASMSCALE_MOUNTS (lines
+// VIRTUAL=HOST_DIR) plays the driver's --mount, so the start-up mounts run under the sanitizers.
 size_t ws_prim_host_startup_mounts(char *buffer, size_t size) {
-  (void)buffer;
-  (void)size;
-  return 0;  // native programs mount through the C API
+  const char *list = getenv("WASMSCALE_MOUNTS");
+  size_t needed = 0;
+  for (const char *line = list; line != NULL && *line != '\0';) {
+    size_t length = strcspn(line, "\n");
+    const char *equals = memchr(line, '=', length);
+    for (size_t i = 0; equals != NULL && i < length; i++) {  // '=' ends the virtual path
+      if (needed < size) buffer[needed] = line + i == equals ? '\0' : line[i];
+      needed++;
+    }
+    if (equals != NULL && needed++ < size) buffer[needed - 1] = '\0';
+    line += length + (line[length] == '\n');
+  }
+  return needed;
 }
