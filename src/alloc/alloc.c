@@ -20,6 +20,7 @@ void _ws_list_push_front(ws_heap *heap, unsigned size_class, ws_page *run) {
   run->prev = NULL;
   run->next = first == &_ws_empty_run ? NULL : first;
   if (run->next) run->next->prev = run;
+  else heap->avail_last[size_class] = run;
   _ws_set_first(heap, size_class, run);
 }
 
@@ -27,7 +28,17 @@ void _ws_list_remove(ws_heap *heap, ws_page *run) {
   if (run->prev) run->prev->next = run->next;
   else _ws_set_first(heap, run->size_class, run->next ? run->next : &_ws_empty_run);
   if (run->next) run->next->prev = run->prev;
+  else heap->avail_last[run->size_class] = run->prev;
   run->next = run->prev = NULL;
+}
+
+void _ws_list_move_to_back(ws_heap *heap, ws_page *run) {
+  if (run->next == NULL) return;  // already there
+  _ws_list_remove(heap, run);
+  ws_page *last = heap->avail_last[run->size_class];  // not NULL: run had a next
+  last->next = run;
+  run->prev = last;
+  heap->avail_last[run->size_class] = run;
 }
 
 // Puts a run that has free blocks again second in its class list: the first run stays the
@@ -41,6 +52,7 @@ void _ws_list_insert_second(ws_heap *heap, ws_page *run) {
   run->prev = first;
   run->next = first->next;
   if (run->next) run->next->prev = run;
+  else heap->avail_last[run->size_class] = run;
   first->next = run;
 }
 
@@ -61,6 +73,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
   uint32_t pages = _ws_class_run_pages(size_class);
   ws_page *run = pages == 1 ? take_spare(heap, size_class) : NULL;  // spares count in run bytes already
   if (run != NULL && run->size_class == size_class) {
+    run->waited = false;
     _ws_list_push_front(heap, size_class, run);
     return run;
   }
@@ -75,6 +88,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
   run->capacity = (uint32_t)((size_t)pages * WS_PAGE_SIZE / block_size);
   run->used = 0;
   run->in_full = false;
+  run->waited = false;
   atomic_store_explicit(&run->thread_free, 0, memory_order_relaxed);
   atomic_store_explicit(&run->owner, heap, memory_order_release);
   // Thread the free list through the blocks, lowest address first.
@@ -128,6 +142,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
     }
     if (run->free == NULL) _ws_run_collect(heap, run);
     if (run->free != NULL) {
+      run->waited = false;
       if (run != heap->avail[size_class]) {  // let the fast path find it next time
         _ws_list_remove(heap, run);
         _ws_list_push_front(heap, size_class, run);
@@ -135,7 +150,17 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
       return _ws_pop_block(heap, run, size_class);
     }
     ws_page *next = run->next;
-    if (try_mark_full(heap, run)) run = next;  // otherwise a remote free arrived: collect it
+    if (!run->waited && next != NULL) {
+      // Used up for the first time since it last served: to the back of the list, where it
+      // gathers frees while the other runs serve, instead of off the list as full (an atomic
+      // read-modify-write now, another at its next free). When blocks are freed in a random
+      // order, most runs have some free again by the time their turn comes round.
+      run->waited = true;
+      _ws_list_move_to_back(heap, run);
+      run = next;
+    } else if (try_mark_full(heap, run)) {
+      run = next;
+    }  // otherwise a remote free arrived: collect it
   }
   // Before taking more memory, take in other classes' remote frees: runs they empty become
   // spares or go back to the pool, where this class can use them.
@@ -180,7 +205,9 @@ void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size) {
   size_t wanted = size > alignment ? size : alignment;
   if (wanted <= WS_MEDIUM_MAX && alignment <= WS_PAGE_SIZE) {
     unsigned size_class = ws_size_class(wanted);
-    while (size_class < WS_CLASSES && _ws_class_size(size_class) % alignment != 0) size_class++;
+    while (alignment > WS_ALIGNMENT && size_class < WS_CLASSES && _ws_class_size(size_class) % alignment != 0) {
+      size_class++;  // every class is a multiple of WS_ALIGNMENT: only larger alignments search
+    }
     if (size_class < WS_CLASSES) {
       ws_page *run = heap->avail[size_class];
       if (run->free != NULL) return _ws_pop_block(heap, run, size_class);

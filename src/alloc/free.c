@@ -37,6 +37,7 @@ void _ws_release_spares(ws_heap *heap) {
 
 static void unfull(ws_heap *heap, ws_page *run) {
   run->in_full = false;
+  run->waited = false;
   // No notice is needed any more (a remote freer may have taken the flag down already).
   atomic_fetch_and_explicit(&run->thread_free, ~WS_NOTIFY_OWNER, memory_order_acq_rel);
   _ws_list_insert_second(heap, run);
@@ -49,6 +50,9 @@ void _ws_free_local_rare(ws_heap *heap, ws_page *run) {
 
 void _ws_run_collect(ws_heap *heap, ws_page *run) {
   if (run->in_full) return;  // its blocks come back through the delayed list first
+  // Looked at before it is taken: the slow path asks every run it passes, and with no remote
+  // frees (the common case) a plain load spares an atomic read-modify-write each time.
+  if (atomic_load_explicit(&run->thread_free, memory_order_relaxed) == 0) return;
   uintptr_t list = atomic_exchange_explicit(&run->thread_free, 0, memory_order_acquire);
   if (list == 0) return;
   ws_block *first = (ws_block *)list, *last = first;
@@ -64,6 +68,7 @@ void _ws_run_collect(ws_heap *heap, ws_page *run) {
 }
 
 void _ws_collect_delayed(ws_heap *heap) {
+  if (atomic_load_explicit(&heap->delayed_free, memory_order_relaxed) == 0) return;  // as above
   uintptr_t list = atomic_exchange_explicit(&heap->delayed_free, 0, memory_order_acquire);
   while (list != 0) {
     ws_block *block = (ws_block *)list;

@@ -13,7 +13,7 @@
 // needs no NULL test. Never written.
 ws_page _ws_empty_run;
 
-_Thread_local ws_heap *_ws_current_heap;
+WS_TLS_MODEL _Thread_local ws_heap *_ws_current_heap;
 ws_heap _ws_exited_heap;  // marks a thread whose heap was abandoned; never allocates
 static ws_heap builtin_heap;
 static ws_prim_lock builtin_lock = WS_PRIM_LOCK_INIT;

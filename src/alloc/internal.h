@@ -32,7 +32,7 @@
 #define WS_MEDIUM_MAX ((size_t)32 << 10)        // larger requests are large blocks
 #define WS_RUN_MIN_BLOCKS 16                    // a run holds this many blocks...
 #define WS_RUN_MAX_PAGES 16                     // ...unless that needs more than 256 KiB: then fewer (>= 8)
-#define WS_GROW_MIN ((size_t)256 << 10)         // smallest step taken from the platform
+#define WS_GROW_MIN ((size_t)64 << 10)          // smallest step taken from the platform
 #define WS_MAP_CHUNK_PAGES 1024                 // page descriptors allocated together
 #define WS_WINDOW_MAX ((uint64_t)4 << 30)       // 4 GiB: all of wasm32 memory
 #define WS_WINDOW_PAGES (WS_WINDOW_MAX >> WS_PAGE_SHIFT)
@@ -79,6 +79,7 @@ typedef struct ws_page {
   uint8_t kind;                 // ws_page_kind
   uint8_t size_class;           // runs only
   bool in_full;                 // run is off its heap's class list (owner only)
+  bool waited;                  // run went to the back of its list once since it last served (owner only)
   uint32_t block_size;          // runs: size of every block; large: usable size
   uint32_t capacity;            // runs: blocks in the run
   uint32_t used;                // runs: blocks out of the owner's free list (owner only)
@@ -119,6 +120,7 @@ typedef struct ws_heap {
   // fast path needs no size-class computation. Kept equal to avail[class] by _ws_set_first.
   ws_page *direct[WS_DIRECT_MAX / 16 + 1];
   ws_page *avail[WS_CLASSES];      // runs with (probably) free blocks; first is tried first
+  ws_page *avail_last[WS_CLASSES]; // the last run of each list (NULL when empty)
   _Atomic uintptr_t delayed_free;  // blocks freed remotely into full runs (a list)
   // Emptied one-page runs kept for the next fresh run of any small class, so a thread that
   // cycles through memory does not take the pool lock for every run (linked through next).
@@ -216,7 +218,14 @@ bool _ws_span_trim(void);                           // give the free top back to
 // ---------------------------------------------------------------------------------------
 // The calling thread's heap as the fast paths see it: NULL before its first allocation, and
 // a heap that never has free blocks once the thread has exited.
-extern _Thread_local ws_heap *_ws_current_heap;
+// Natively the allocator may be a shared library (LD_PRELOAD): the initial-exec model reads
+// the variable at a fixed offset from the thread pointer instead of calling __tls_get_addr.
+#if defined(__EMSCRIPTEN__) || !defined(__ELF__)
+#define WS_TLS_MODEL
+#else
+#define WS_TLS_MODEL __attribute__((tls_model("initial-exec")))
+#endif
+extern WS_TLS_MODEL _Thread_local ws_heap *_ws_current_heap;
 extern ws_page _ws_empty_run;
 extern ws_heap _ws_exited_heap;
 ws_heap *_ws_heap_current(void);         // the calling thread's heap, created on first use;
@@ -253,6 +262,7 @@ void _ws_list_remove(ws_heap *heap, ws_page *run);
 void _ws_list_push_front(ws_heap *heap, unsigned size_class, ws_page *run);
 void _ws_set_first(ws_heap *heap, unsigned size_class, ws_page *run);
 void _ws_list_insert_second(ws_heap *heap, ws_page *run);
+void _ws_list_move_to_back(ws_heap *heap, ws_page *run);
 void _ws_collect_delayed(ws_heap *heap);
 void _ws_run_collect(ws_heap *heap, ws_page *run);
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);
