@@ -104,6 +104,10 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
   return run;
 }
 
+// The score of waiting at the back (heap->waiting_pays) saturates at +-WAITING_SCORE_MAX; runs
+// whose page number is a multiple of WAITING_PROBE wait even when it is negative.
+enum { WAITING_SCORE_MAX = 8, WAITING_PROBE = 16 };
+
 // Marks a run with nothing left to hand out as full, unless a remote free arrived meanwhile.
 // While full, remote frees go to the heap's delayed list, so the owner hears of them.
 static bool try_mark_full(ws_heap *heap, ws_page *run) {
@@ -141,7 +145,9 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
       continue;
     }
     if (run->free == NULL) _ws_run_collect(heap, run);
+    int8_t *pays = &heap->waiting_pays[size_class];
     if (run->free != NULL) {
+      if (run->waited && *pays < WAITING_SCORE_MAX) ++*pays;
       run->waited = false;
       if (run != heap->avail[size_class]) {  // let the fast path find it next time
         _ws_list_remove(heap, run);
@@ -150,15 +156,18 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
       return _ws_pop_block(heap, run, size_class);
     }
     ws_page *next = run->next;
-    if (!run->waited && next != NULL) {
+    if (!run->waited && next != NULL && (*pays >= 0 || run->index % WAITING_PROBE == 0)) {
       // Used up for the first time since it last served: to the back of the list, where it
       // gathers frees while the other runs serve, instead of off the list as full (an atomic
       // read-modify-write now, another at its next free). When blocks are freed in a random
-      // order, most runs have some free again by the time their turn comes round.
+      // order, most runs have some free again by the time their turn comes round. When they
+      // are freed oldest first, none has, and waiting only holds more memory in partly used
+      // runs: the class stops sending runs back (but for a few, which keep finding out).
       run->waited = true;
       _ws_list_move_to_back(heap, run);
       run = next;
     } else if (try_mark_full(heap, run)) {
+      if (run->waited && *pays > -WAITING_SCORE_MAX) --*pays;
       run = next;
     }  // otherwise a remote free arrived: collect it
   }

@@ -121,6 +121,9 @@ typedef struct ws_heap {
   ws_page *direct[WS_DIRECT_MAX / 16 + 1];
   ws_page *avail[WS_CLASSES];      // runs with (probably) free blocks; first is tried first
   ws_page *avail_last[WS_CLASSES]; // the last run of each list (NULL when empty)
+  // Per class: whether sending used-up runs to the back of the list pays (alloc.c), counted up
+  // when such a run has free blocks again at its turn, down when it has none.
+  int8_t waiting_pays[WS_CLASSES];
   _Atomic uintptr_t delayed_free;  // blocks freed remotely into full runs (a list)
   // Emptied one-page runs kept for the next fresh run of any small class, so a thread that
   // cycles through memory does not take the pool lock for every run (linked through next).
