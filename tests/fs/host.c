@@ -14,21 +14,13 @@
 #include <stdlib.h>
 
 #include "calls.h"
+#define CHECK_NAME "host"
+#include "check.h"
 #include "wasmscale/fs.h"
 
 enum { RECORD = 48, MAX_THREADS = 16 };
 
 static int threads, rounds;
-static _Atomic int failures;
-
-#define CHECK(condition, ...)              \
-  do {                                     \
-    if (!(condition)) {                    \
-      printf("host: " __VA_ARGS__);        \
-      printf(" (errno %d)\n", errno);      \
-      atomic_fetch_add(&failures, 1);      \
-    }                                      \
-  } while (0)
 
 static void fill(unsigned char *record, int thread, int round) {
   for (int i = 0; i < RECORD; i++) record[i] = (unsigned char)(thread * 37 + round * 11 + i);

@@ -21,18 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define CHECK_NAME "opfs"
+#include "check.h"
 #include "wasmscale/fs.h"
-
-static _Atomic int failures;
-
-#define CHECK(condition, ...)                 \
-  do {                                        \
-    if (!(condition)) {                       \
-      printf("opfs: " __VA_ARGS__);           \
-      printf(" (errno %d %s)\n", errno, strerror(errno)); \
-      atomic_fetch_add(&failures, 1);         \
-    }                                         \
-  } while (0)
 
 static unsigned char pattern(int id, long offset) { return (unsigned char)(offset * 131 + id * 7 + (offset >> 9)); }
 

@@ -19,21 +19,13 @@
 #include <stdlib.h>
 
 #include "calls.h"
+#define CHECK_NAME "rawfs"
+#include "check.h"
 #include "wasmscale/fs.h"
 
 enum { RECORD = 32, ROUNDS = 100, MAX_THREADS = 16 };
 
-static _Atomic int failures;
 static bool use_tmp;
-
-#define CHECK(condition, ...)         \
-  do {                                \
-    if (!(condition)) {               \
-      printf("rawfs: " __VA_ARGS__);  \
-      printf(" (errno %d)\n", errno); \
-      atomic_fetch_add(&failures, 1); \
-    }                                 \
-  } while (0)
 
 static bool fails_with(long result, int error) { return result == -1 && errno == error; }
 
