@@ -16,14 +16,20 @@ typedef struct startup_mount {
   const char *virtual_path, *host;
 } startup_mount;
 
-// The --mount list (the driver's, through the platform) into `list`, one pair at a time:
-// `*at` starts at 0; false at the end or when the list does not fit (said on stderr).
-static bool next_mount(char *list, size_t capacity, size_t *at, startup_mount *mount) {
-  if (*at == 0) {
-    size_t size = ws_prim_host_startup_mounts(list, capacity);
-    if (size > capacity) {
+// The --mount list (the driver's, through the platform), read once: the root is mounted from it
+// before the console is open, the other directories after.
+static char list[WS_PATH_MAX * 4 + 1];
+static bool list_read;
+
+// The next pair of the list: `*at` starts at 0; false at the end (an empty list when it did not
+// fit, which is said on stderr).
+static bool next_mount(size_t *at, startup_mount *mount) {
+  if (!list_read) {
+    list_read = true;
+    size_t size = ws_prim_host_startup_mounts(list, sizeof list - 1);
+    if (size > sizeof list - 1) {
       ws_prim_write_error("wasmscale: the --mount list is too long; nothing mounted\n");
-      return false;
+      size = 0;
     }
     list[size] = '\0';  // an empty list reads as an empty name
   }
@@ -46,11 +52,10 @@ static bool is_root(const startup_mount *mount) { return strcmp(mount->virtual_p
 // error once the console is open (the root is mounted before it).
 static int root_error;
 static startup_mount root_entry;
-static char root_list[WS_PATH_MAX * 4 + 1];
 
 int ws_fs_mount_startup_root(ws_mount *root) {
   startup_mount mount;
-  for (size_t at = 0; next_mount(root_list, sizeof root_list - 1, &at, &mount);) {
+  for (size_t at = 0; next_mount(&at, &mount);) {
     if (!is_root(&mount)) continue;
     root->backend = ws_fs_host_backend();
     root_error = root->backend->mount(root, mount.host);
@@ -75,9 +80,8 @@ static void enter_start_dir(void) {
 void ws_fs_mount_startup_dirs(bool host_root) {
   if (root_error != 0) report(&root_entry, root_error);
   if (host_root) enter_start_dir();
-  char list[WS_PATH_MAX * 4 + 1];
   startup_mount mount;
-  for (size_t at = 0; next_mount(list, sizeof list - 1, &at, &mount);) {
+  for (size_t at = 0; next_mount(&at, &mount);) {
     if (is_root(&mount)) continue;
     bool opfs = strncmp(mount.host, "opfs:", 5) == 0 && ws_fs_opfs_backend != NULL;
     int error = ws_make_dirs(mount.virtual_path, 0755);
