@@ -84,6 +84,10 @@ test('blocks freed into a sleeping thread\'s runs are reused by others, natively
   expectPassNativeTsanWasm('test_reuse', 'reuse');
 });
 
+test('a thread keeps a bounded number of the blocks it frees for other threads, and gives them back as it exits', () => {
+  expectPassNativeTsanWasm('test_kept', 'kept');
+});
+
 const MISUSES = {
   'double-free': /^wasmscale: double free \(address 0x[0-9a-f]+\)$/m,
   'invalid-pointer': /^wasmscale: free\(\) of a pointer this allocator never returned \(address 0x[0-9a-f]+\)$/m,

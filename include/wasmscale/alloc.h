@@ -29,8 +29,10 @@ typedef struct ws_alloc_stats {
   uint64_t large_in_use;          // bytes in live large blocks (included in bytes_in_use)
   uint64_t allocations;           // calls that returned memory
   uint64_t cross_thread_frees;    // frees of blocks owned by another thread's heap
-  uint64_t borrowed_blocks;       // of those, blocks another heap reused before their owner
-                                  // took them back (its owner was not allocating)
+  uint64_t kept_blocks;           // of those, blocks the freeing thread kept to hand out
+                                  // again itself instead of returning them to their owner
+  uint64_t borrowed_blocks;       // blocks a heap reused from another heap's pending frees
+                                  // before their owner took them back (it was not allocating)
   uint64_t heaps_live;            // heaps owned by a running thread
   uint64_t heaps_abandoned;       // heaps whose thread exited, waiting for adoption
   uint64_t pool_lock_acquisitions;  // shared span-pool lock: taken...

@@ -126,7 +126,7 @@ static void collect_all_classes(ws_heap *heap, unsigned except) {
     if (size_class == except) continue;
     for (ws_page *run = heap->avail[size_class], *next; run != &_ws_empty_run && run != NULL; run = next) {
       next = run->next;
-      if (run == &heap->borrowed) continue;
+      if (ws_is_stand_in(run)) continue;
       if (run->free != NULL || atomic_load_explicit(&run->thread_free, memory_order_relaxed) != 0) {
         _ws_run_collect(heap, run);
         _ws_run_release_if_empty(heap, run);
@@ -139,9 +139,10 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
   _ws_collect_delayed(heap);
   ws_page *run = heap->avail[size_class];
   while (run != &_ws_empty_run && run != NULL) {
-    if (run == &heap->borrowed && run->free == NULL) {  // used up: it never refills
-      run = run->next;
-      _ws_return_borrowed(heap);  // nothing to give back: just takes it off the list
+    if (ws_is_stand_in(run) && run->free == NULL) {  // kept blocks used up: off the list
+      ws_page *next = run->next;
+      _ws_list_remove(heap, run);
+      run = next;
       continue;
     }
     if (run->free == NULL) _ws_run_collect(heap, run);
@@ -177,7 +178,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
   // With no spare run, reuse blocks other threads freed but their owners have not taken in
   // (steal.c) before taking memory from the pool.
   if (heap->spare_runs == NULL && _ws_steal_pending(heap, size_class)) {
-    return _ws_pop_block(heap, &heap->borrowed, size_class);
+    return _ws_pop_block(heap, &heap->kept[size_class], size_class);
   }
   run = fresh_run(heap, size_class);
   return run ? _ws_pop_block(heap, run, size_class) : NULL;

@@ -1,5 +1,6 @@
 // Freeing. A block of a run owned by the calling thread's heap goes straight back on the run's
-// free list (no lock, no atomic read-modify-write). A block of another heap's run is pushed
+// free list (no lock, no atomic read-modify-write). A block of another heap's run is kept by
+// the calling thread's heap to hand out again (kept.c), up to a bound; past it, it is pushed
 // onto that run's atomic thread_free list. A full run is off its heap's lists, so its owner
 // would not look at it: the first remote free into it goes to the owning heap's delayed_free
 // list instead, which brings the run back. Owners collect both lazily, on their allocation
@@ -87,8 +88,7 @@ static void push_delayed(ws_heap *owner, ws_block *block) {
                                                   memory_order_release, memory_order_relaxed));
 }
 
-static void free_remote(ws_heap *self, ws_page *run, ws_block *block) {
-  if (self != NULL && self != &_ws_exited_heap) WS_COUNTER_ADD(self->cross_thread_frees, 1);
+void _ws_free_remote(ws_page *run, ws_block *block) {
   uintptr_t head = atomic_load_explicit(&run->thread_free, memory_order_relaxed);
   for (;;) {
     if (head & WS_NOTIFY_OWNER) {
@@ -121,8 +121,11 @@ void _ws_free_in(ws_heap *heap, void *p) {
   if (ws_likely(run != NULL && run->kind == WS_PAGE_RUN)) {
     if (ws_likely(atomic_load_explicit(&run->owner, memory_order_relaxed) == heap)) {
       _ws_free_local(heap, run, p);
+    } else if (heap != NULL && heap != &_ws_exited_heap) {
+      WS_COUNTER_ADD(heap->cross_thread_frees, 1);
+      if (!_ws_keep(heap, run, p)) _ws_free_remote(run, p);
     } else {
-      free_remote(heap, run, p);
+      _ws_free_remote(run, p);
     }
   } else if (run != NULL && run->kind == WS_PAGE_LARGE && (unsigned char *)p == ws_page_address(run)) {
     free_large(run);

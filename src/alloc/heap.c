@@ -24,6 +24,7 @@ static ws_prim_lock init_lock = WS_PRIM_LOCK_INIT;
 static void heap_reset(ws_heap *heap) {
   memset(heap, 0, sizeof *heap);
   for (unsigned i = 0; i < WS_CLASSES; i++) _ws_set_first(heap, i, &_ws_empty_run);
+  _ws_kept_reset(heap);
 }
 
 static void heap_register(ws_heap *heap) {
@@ -60,7 +61,7 @@ void _ws_heap_builtin_unlock(void) { ws_prim_lock_release(&builtin_lock); }
 
 // Owner work on a heap nobody runs: take in remote frees and return empty runs to the pool.
 static void tidy(ws_heap *heap) {
-  _ws_return_borrowed(heap);
+  _ws_return_kept(heap);
   _ws_collect_delayed(heap);
   _ws_release_spares(heap);
   for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
@@ -114,6 +115,7 @@ static ws_heap *create_heap(void) {
     heap_reset(heap);
     heap_register(heap);
   }
+  heap->keeps_foreign = true;
   _ws_current_heap = heap;
   ws_prim_on_thread_exit(abandon, heap);
   return heap;

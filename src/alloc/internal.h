@@ -42,6 +42,8 @@
 #define WS_DIRECT_MAX 1024                      // sizes up to this find their run in one lookup
 #define WS_SPARE_RUNS 4                         // emptied one-page runs a heap keeps for reuse
 #define WS_STEAL_SCAN 256                       // page descriptors looked at per attempt to reuse pending frees
+#define WS_KEEP_BYTES ((size_t)16 << 10)        // per class: other heaps' blocks a heap keeps from its own frees...
+#define WS_KEEP_MAX_BLOCKS 64                   // ...in bytes, and at most this many blocks
 
 // Checked mode (-DWS_CHECKED=1): every block carries its requested size and a canary, and
 // free verifies both and the pointer itself (check.c). Off by default.
@@ -65,6 +67,7 @@ typedef enum ws_page_kind {
   WS_PAGE_RUN,          // head of a run of small/medium blocks of one size class
   WS_PAGE_LARGE,        // head of one large block
   WS_PAGE_INTERIOR,     // any other page of a run or large block: see `head`
+  WS_PAGE_STAND_IN,     // not a page: a heap's stand-in run for other heaps' blocks (kept.c)
 } ws_page_kind;
 
 // thread_free holds a list of blocks freed by other threads; its low bit is a flag.
@@ -129,10 +132,11 @@ typedef struct ws_heap {
   // cycles through memory does not take the pool lock for every run (linked through next).
   ws_page *spare_runs;
   unsigned spare_count;
-  // Blocks other heaps' threads freed that this heap took before their owner collected them
-  // (steal.c): a stand-in run, never in the page map, put first in one class list.
-  ws_page borrowed;
-  bool borrowed_listed;
+  // Per class, blocks of other heaps' runs this heap hands out before its own (kept.c): ones
+  // its thread freed, and pending frees taken over (steal.c). Stand-in runs, never in the
+  // page map, first in their class list while they have blocks.
+  ws_page kept[WS_CLASSES];
+  bool keeps_foreign;              // a thread's heap (not the builtin or exited one): may keep
   uint32_t steal_cursor;           // page index where the next search for pending frees starts
   _Atomic int state;               // ws_heap_state
   struct ws_heap *next_heap;       // all heaps ever made (never freed, so lists stay valid)
@@ -142,6 +146,7 @@ typedef struct ws_heap {
   uint64_t class_frees[WS_CLASSES];          // frees the owner has taken back, local or remote
   uint64_t large_allocations;
   uint64_t cross_thread_frees;               // frees this thread made into other heaps' runs
+  uint64_t kept_blocks;                      // of those, blocks this heap kept to hand out (kept.c)
   uint64_t borrowed_blocks;                  // blocks taken from other heaps' pending frees (steal.c)
   uint64_t run_bytes;                        // bytes of the runs this heap holds
   uint64_t run_bytes_peak;
@@ -271,7 +276,13 @@ void _ws_run_collect(ws_heap *heap, ws_page *run);
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);
 void _ws_release_spares(ws_heap *heap);
 bool _ws_steal_pending(ws_heap *heap, unsigned size_class);  // false: none found
-void _ws_return_borrowed(ws_heap *heap);                      // unused borrowed blocks go back
+void _ws_free_remote(ws_page *run, ws_block *block);          // onto the run's owner's lists
+// Kept blocks (kept.c): other heaps' blocks this heap hands out before its own.
+static inline bool ws_is_stand_in(const ws_page *run) { return run->kind == WS_PAGE_STAND_IN; }
+void _ws_kept_reset(ws_heap *heap);
+bool _ws_keep(ws_heap *heap, ws_page *run, ws_block *block);  // false: over the bound
+uint32_t _ws_keep_list(ws_heap *heap, unsigned size_class, ws_block *list);  // returns the count
+void _ws_return_kept(ws_heap *heap);                           // all of them to their owners
 size_t _ws_usable_size(const void *p);
 
 // Global counters kept with atomics (slow paths only).

@@ -7,25 +7,8 @@
 // one of them gets it).
 //
 // The blocks stay their run's: the owner still counts them as in use, and when freed again
-// they go back to it like any remote free. The heap serves them from `borrowed`, a stand-in
-// run first in the class list, until they run out.
+// they go back to it like any remote free. The heap serves them as kept blocks (kept.c).
 #include "internal.h"
-
-// Gives back borrowed blocks not handed out (before the stand-in serves another class, and
-// when the heap is abandoned).
-void _ws_return_borrowed(ws_heap *heap) {
-  ws_page *borrowed = &heap->borrowed;
-  if (heap->borrowed_listed) {
-    _ws_list_remove(heap, borrowed);
-    heap->borrowed_listed = false;
-  }
-  while (borrowed->free != NULL) {
-    ws_block *block = borrowed->free;
-    borrowed->free = block->next;
-    WS_COUNTER_SUB(heap->class_frees[borrowed->size_class], 1);  // counted when taken
-    _ws_free_in(heap, block);
-  }
-}
 
 // Takes the pending list of `run` if it is a run of `size_class` another heap owns.
 static ws_block *take_pending(ws_heap *heap, ws_page *run, unsigned size_class) {
@@ -74,16 +57,6 @@ bool _ws_steal_pending(ws_heap *heap, unsigned size_class) {
   heap->steal_cursor = index;
   if (list == NULL) return false;
 
-  _ws_return_borrowed(heap);
-  ws_page *borrowed = &heap->borrowed;
-  uint32_t count = 0;
-  for (ws_block *block = list; block != NULL; block = block->next) count++;
-  borrowed->size_class = (uint8_t)size_class;
-  borrowed->free = list;
-  borrowed->used = 1;  // never 0: the stand-in is never "emptied" and given to the pool
-  WS_COUNTER_ADD(heap->class_frees[size_class], count);  // taken in for the owner, as its collection would
-  WS_COUNTER_ADD(heap->borrowed_blocks, count);
-  _ws_list_push_front(heap, size_class, borrowed);
-  heap->borrowed_listed = true;
+  WS_COUNTER_ADD(heap->borrowed_blocks, _ws_keep_list(heap, size_class, list));
   return true;
 }

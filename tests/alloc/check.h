@@ -4,9 +4,10 @@
 #define WASMSCALE_TEST_CHECK_H
 
 #define _GNU_SOURCE
+#include <stdatomic.h>
 #include <stdio.h>
 
-static int checks_passed, checks_failed;
+static _Atomic int checks_passed, checks_failed;  // CHECK works on any thread
 
 #define CHECK(condition)                                                            \
   do {                                                                              \
