@@ -31,7 +31,7 @@
 #define WS_CLASSES WS_ALLOC_SIZE_CLASSES        // 8 per doubling: <= 12.5% rounding waste
 #define WS_MEDIUM_MAX ((size_t)32 << 10)        // larger requests are large blocks
 #define WS_RUN_MIN_BLOCKS 16                    // a run holds this many blocks...
-#define WS_RUN_MAX_PAGES 16                     // ...unless that needs more than 256 KiB: then fewer (>= 8)
+#define WS_RUN_MAX_BYTES ((size_t)32 << 10)   // ...unless that is more than 32 KiB: then fewer (>= 2)
 #define WS_GROW_MIN ((size_t)64 << 10)          // smallest step taken from the platform
 #define WS_MAP_CHUNK_PAGES 1024                 // page descriptors allocated together
 #define WS_WINDOW_MAX ((uint64_t)4 << 30)       // 4 GiB: all of wasm32 memory

@@ -20,10 +20,12 @@ unsigned _ws_class_direct_last(unsigned size_class) {
 }
 
 // Pages in a run of this class: enough for WS_RUN_MIN_BLOCKS blocks (so a run is not used up
-// every few allocations, and big classes do not waste most of a page), but at most
-// WS_RUN_MAX_PAGES (so a thread's first block of a big class does not claim half a MiB).
+// every few allocations), but no more than WS_RUN_MAX_BYTES unless two blocks need more. Big
+// classes get short runs because a thread's first block of one claims the whole run: with
+// 16-block runs, a thread's one 4.5 KiB block held 80 KiB, its one 8 KiB block 128 KiB.
 uint32_t _ws_class_run_pages(unsigned size_class) {
-  size_t bytes = _ws_class_size(size_class) * WS_RUN_MIN_BLOCKS;
-  size_t pages = (bytes + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE;
-  return (uint32_t)(pages < WS_RUN_MAX_PAGES ? pages : WS_RUN_MAX_PAGES);
+  size_t size = _ws_class_size(size_class);
+  size_t bytes = size * WS_RUN_MIN_BLOCKS;
+  if (bytes > WS_RUN_MAX_BYTES) bytes = size * 2 > WS_RUN_MAX_BYTES ? size * 2 : WS_RUN_MAX_BYTES;
+  return (uint32_t)((bytes + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE);
 }

@@ -89,12 +89,24 @@ static void release_locked(ws_page *head, size_t pages) {
 
 // ----- growing -------------------------------------------------------------------------------
 
-// Takes at least `pages` more pages from the platform and adds them to the bins.
+// Free pages at the top of the pool's memory, which new memory from the platform would extend
+// (only while the break is still where the pool left it: otherwise the new memory is elsewhere).
+static size_t free_pages_at_top(void) {
+  if (owned_end == 0 || ws_prim_break() != owned_end) return 0;
+  ws_page *last = ws_page_at_index(ws_address_index(owned_end) - 1);
+  return last != NULL && last->kind == WS_PAGE_FREE ? last->head->pages : 0;
+}
+
+// Takes more pages from the platform and adds them to the bins, so that a span of `pages` is
+// free: only what the free pages at the top lack (as dlmalloc extends its top chunk), so a
+// request that nearly fits at the top does not grow the heap by its whole size.
 static bool grow_locked(size_t pages) {
-  size_t bytes = pages * WS_PAGE_SIZE;
-  if (bytes < WS_GROW_MIN) bytes = WS_GROW_MIN;
   if (_ws_window_base == 0) _ws_window_base = ws_prim_window_base();
   for (int attempt = 0; attempt < 4; attempt++) {
+    size_t top = free_pages_at_top();
+    if (top >= pages) top = 0;  // it fits, but not at the alignment asked: grow by the whole
+    size_t bytes = (pages - top) * WS_PAGE_SIZE;
+    if (bytes < WS_GROW_MIN) bytes = WS_GROW_MIN;
     // The page map may itself take memory from the platform, so settle it before growing.
     uintptr_t before = ws_prim_break();
     uintptr_t start = (before + WS_PAGE_SIZE - 1) & ~(uintptr_t)(WS_PAGE_SIZE - 1);
@@ -111,9 +123,10 @@ static bool grow_locked(size_t pages) {
     uintptr_t end = ((uintptr_t)got + request) & ~(uintptr_t)(WS_PAGE_SIZE - 1);
     size_t usable = end > first ? (end - first) / WS_PAGE_SIZE : 0;
     if (usable == 0 || !_ws_map_ensure(ws_address_index(first), usable)) continue;
+    bool extends_top = first == owned_end;
     owned_end = end;
-    release_locked(ws_page_at_index(ws_address_index(first)), usable);
-    if (usable >= pages) return true;
+    release_locked(ws_page_at_index(ws_address_index(first)), usable);  // merges with the top
+    if (usable + (extends_top ? top : 0) >= pages) return true;
   }
   return false;
 }
