@@ -83,7 +83,18 @@ static uintptr_t heap_bytes_now(void) {
   // All heap memory (malloc's and any other sbrk user's) lies between __heap_base and the break.
   return (uintptr_t)sbrk(0) - (uintptr_t)&__heap_base;
 #else
-  // Natively there is no single heap break: report the process's peak resident size.
+  // Natively there is no single heap break: report the process's peak resident size. VmHWM,
+  // not getrusage: Linux carries ru_maxrss across exec, so a program started by Node reported
+  // Node's own peak (about 40 MB) whatever its allocator did.
+  FILE *status = fopen("/proc/self/status", "r");
+  if (status != NULL) {
+    char line[256];
+    unsigned long kib = 0;
+    while (fgets(line, sizeof line, status) != NULL && sscanf(line, "VmHWM: %lu kB", &kib) != 1) {
+    }
+    fclose(status);
+    if (kib != 0) return (uintptr_t)kib * 1024;
+  }
   struct rusage usage;
   getrusage(RUSAGE_SELF, &usage);
   return (uintptr_t)usage.ru_maxrss * 1024;
