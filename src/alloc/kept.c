@@ -33,12 +33,15 @@ static uint32_t keep_bound(const ws_page *stand_in) {
   return blocks > 0 ? blocks : 1;
 }
 
+static bool is_listed(const ws_heap *heap, const ws_page *stand_in) {
+  return heap->avail[stand_in->size_class] == stand_in || stand_in->prev != NULL;
+}
+
 // First in the class list, so the fast path hands its blocks out before the heap's own.
 static void put_first(ws_heap *heap, ws_page *stand_in) {
-  unsigned size_class = stand_in->size_class;
-  if (heap->avail[size_class] == stand_in) return;
-  if (stand_in->prev != NULL) _ws_list_remove(heap, stand_in);
-  _ws_list_push_front(heap, size_class, stand_in);
+  if (heap->avail[stand_in->size_class] == stand_in) return;
+  if (is_listed(heap, stand_in)) _ws_list_remove(heap, stand_in);
+  _ws_list_push_front(heap, stand_in->size_class, stand_in);
 }
 
 bool _ws_keep(ws_heap *heap, ws_page *run, ws_block *block) {
@@ -72,7 +75,7 @@ uint32_t _ws_keep_list(ws_heap *heap, unsigned size_class, ws_block *list) {
 void _ws_return_kept(ws_heap *heap) {
   for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
     ws_page *stand_in = &heap->kept[size_class];
-    if (heap->avail[size_class] == stand_in || stand_in->prev != NULL) _ws_list_remove(heap, stand_in);
+    if (is_listed(heap, stand_in)) _ws_list_remove(heap, stand_in);
     while (stand_in->free != NULL) {
       ws_block *block = stand_in->free;
       stand_in->free = block->next;

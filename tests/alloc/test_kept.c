@@ -6,45 +6,10 @@
 // give them back, so that once A exits every run the test used returns to the pool.
 #include "check.h"
 
-#include <pthread.h>
-#include <stdint.h>
-#include <string.h>
-
-#include "wasmscale/alloc.h"
-
 enum { BLOCKS = 200, SIZE = 1500, CLASS_SIZE = 1536, KEEP_BYTES = 16 << 10 };
 enum { BOUND = KEEP_BYTES / CLASS_SIZE };
 
-static unsigned char *owned[BLOCKS];
-static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
-static int stage;  // 1: A has allocated; 2: A may exit
-
-static void wait_for(int wanted) {
-  pthread_mutex_lock(&mutex);
-  while (stage < wanted) pthread_cond_wait(&changed, &mutex);
-  pthread_mutex_unlock(&mutex);
-}
-
-static void advance(int to) {
-  pthread_mutex_lock(&mutex);
-  stage = to;
-  pthread_cond_broadcast(&changed);
-  pthread_mutex_unlock(&mutex);
-}
-
-// A stays alive while the others free its blocks: an exited thread's heap would be adopted by
-// the next new thread, which would then own the blocks.
-static void *owner_thread(void *arg) {
-  (void)arg;
-  for (int i = 0; i < BLOCKS; i++) {
-    owned[i] = WS(malloc)(SIZE);
-    if (owned[i]) memset(owned[i], 0xA5, SIZE);
-  }
-  advance(1);
-  wait_for(2);
-  return NULL;
-}
+#include "sleeping_owner.h"
 
 static int is_owned(const void *p) {
   for (int i = 0; i < BLOCKS; i++) {
@@ -98,12 +63,10 @@ static void *second_freer(void *arg) {
   return NULL;
 }
 
-// Memory holding small and medium blocks: reserved, less what is free in the pool and large
-// blocks (in Wasm thread stacks are large blocks).
-static uint64_t run_bytes(void) {
+static uint64_t run_bytes_now(void) {
   ws_alloc_stats stats;
   ws_alloc_get_stats(&stats);
-  return stats.bytes_reserved - stats.bytes_pool_free - stats.large_in_use;
+  return run_bytes(&stats);
 }
 
 static pthread_barrier_t both_passing;
@@ -124,19 +87,17 @@ int main(void) {
   CHECK(pthread_barrier_init(&both_passing, NULL, 2) == 0);
   for (int i = 0; i < 2; i++) CHECK(pthread_create(&passing[i], NULL, passing_thread, NULL) == 0);
   for (int i = 0; i < 2; i++) CHECK(pthread_join(passing[i], NULL) == 0);
-  uint64_t start = run_bytes();
-  CHECK(pthread_create(&owner, NULL, owner_thread, NULL) == 0);
-  wait_for(1);
+  uint64_t start = run_bytes_now();
+  start_owner(&owner);
   CHECK(pthread_create(&freer, NULL, freeing_thread, mine) == 0);
   CHECK(pthread_join(freer, NULL) == 0);
   CHECK(pthread_create(&second, NULL, second_freer, mine) == 0);
   CHECK(pthread_join(second, NULL) == 0);
-  advance(2);
-  CHECK(pthread_join(owner, NULL) == 0);
+  finish_owner(owner);
 
   // Every thread has exited: their heaps gave back what they kept and returned their emptied
   // runs. Kept blocks not given back would hold A's runs (32 KiB each).
-  uint64_t end = run_bytes();
+  uint64_t end = run_bytes_now();
   printf("kept: memory in runs %llu -> %llu bytes\n", (unsigned long long)start, (unsigned long long)end);
   CHECK(end <= start + (16 << 10));
   return check_summary("kept");

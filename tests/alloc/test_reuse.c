@@ -5,42 +5,9 @@
 // up once everything is freed.
 #include "check.h"
 
-#include <pthread.h>
-#include <stdint.h>
-#include <string.h>
-
-#include "wasmscale/alloc.h"
-
 enum { BLOCKS = 2000, SIZE = 1500, TAKEN = BLOCKS / 2 };
 
-static unsigned char *owned[BLOCKS];
-static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
-static int stage;  // 1: A has allocated; 2: A may exit
-
-static void wait_for(int wanted) {
-  pthread_mutex_lock(&mutex);
-  while (stage < wanted) pthread_cond_wait(&changed, &mutex);
-  pthread_mutex_unlock(&mutex);
-}
-
-static void advance(int to) {
-  pthread_mutex_lock(&mutex);
-  stage = to;
-  pthread_cond_broadcast(&changed);
-  pthread_mutex_unlock(&mutex);
-}
-
-static void *owner_thread(void *arg) {
-  (void)arg;
-  for (int i = 0; i < BLOCKS; i++) {
-    owned[i] = WS(malloc)(SIZE);
-    if (owned[i]) memset(owned[i], 0xA5, SIZE);
-  }
-  advance(1);
-  wait_for(2);  // asleep while its blocks are freed and reused elsewhere
-  return NULL;
-}
+#include "sleeping_owner.h"
 
 static void *taker_thread(void *arg) {
   unsigned char **taken = arg;
@@ -51,16 +18,9 @@ static void *taker_thread(void *arg) {
   return NULL;
 }
 
-// Memory holding small and medium blocks: reserved, less what is free in the pool and large
-// blocks (in Wasm the taker's stack is one).
-static uint64_t run_bytes(const ws_alloc_stats *stats) {
-  return stats->bytes_reserved - stats->bytes_pool_free - stats->large_in_use;
-}
-
 int main(void) {
   pthread_t owner, taker;
-  CHECK(pthread_create(&owner, NULL, owner_thread, NULL) == 0);
-  wait_for(1);
+  start_owner(&owner);
   for (int i = 0; i < BLOCKS; i++) {
     CHECK(owned[i] != NULL && owned[i][0] == 0xA5 && owned[i][SIZE - 1] == 0xA5);
     WS(free)(owned[i]);
@@ -84,8 +44,7 @@ int main(void) {
     CHECK(taken[i] != NULL && taken[i][0] == (i & 0xff) && taken[i][SIZE - 1] == (i & 0xff));
     WS(free)(taken[i]);
   }
-  advance(2);
-  CHECK(pthread_join(owner, NULL) == 0);
+  finish_owner(owner);
 
   // A has exited and its heap was tidied: every block is accounted free again. (What is left
   // in use is this thread's own and the runtime's, well under one block per reused block.)
