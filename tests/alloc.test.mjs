@@ -88,6 +88,10 @@ test('a thread keeps a bounded number of the blocks it frees for other threads, 
   expectPassNativeTsanWasm('test_kept', 'kept');
 });
 
+test('a heap with many more free blocks than it needs hands runs over to the heaps that need them', () => {
+  expectPassNativeTsanWasm('test_handoff', 'handoff');
+});
+
 const MISUSES = {
   'double-free': /^wasmscale: double free \(address 0x[0-9a-f]+\)$/m,
   'invalid-pointer': /^wasmscale: free\(\) of a pointer this allocator never returned \(address 0x[0-9a-f]+\)$/m,

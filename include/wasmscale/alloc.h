@@ -35,6 +35,9 @@ typedef struct ws_alloc_stats {
                                   // before their owner took them back (it was not allocating)
   uint64_t heaps_live;            // heaps owned by a running thread
   uint64_t heaps_abandoned;       // heaps whose thread exited, waiting for adoption
+  uint64_t runs_handed_over;      // partly used runs a heap gave up for other heaps (it had
+                                  // more free blocks of the class than it needed, or exited)...
+  uint64_t runs_adopted;          // ...and runs heaps took from those instead of new memory
   uint64_t pool_lock_acquisitions;  // shared span-pool lock: taken...
   uint64_t pool_lock_contended;     // ...and found busy
   uint64_t class_block_size[WS_ALLOC_SIZE_CLASSES];

@@ -154,6 +154,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
         _ws_list_remove(heap, run);
         _ws_list_push_front(heap, size_class, run);
       }
+      if (heap->keeps_foreign) _ws_hand_off_surplus(heap, run);
       return _ws_pop_block(heap, run, size_class);
     }
     ws_page *next = run->next;
@@ -175,6 +176,8 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
   // Before taking more memory, take in other classes' remote frees: runs they empty become
   // spares or go back to the pool, where this class can use them.
   collect_all_classes(heap, size_class);
+  // A run another heap handed over is memory already spent: use it first.
+  if ((run = _ws_adopt_orphan(heap, size_class)) != NULL) return _ws_pop_block(heap, run, size_class);
   // With no spare run, reuse blocks other threads freed but their owners have not taken in
   // (steal.c) before taking memory from the pool.
   if (heap->spare_runs == NULL && _ws_steal_pending(heap, size_class)) {
@@ -188,6 +191,7 @@ ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind 
   ws_page *span = _ws_span_alloc(pages, alignment, kind, false);
   if (span != NULL) return span;
   _ws_heap_reclaim_abandoned();  // runs that exited threads emptied
+  _ws_release_empty_orphans();
   return _ws_span_alloc(pages, alignment, kind, true);
 }
 

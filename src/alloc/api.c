@@ -213,9 +213,12 @@ size_t WS_API(malloc_usable_size)(void *p) { return p == NULL ? 0 : usable_size(
 
 int WS_API(malloc_trim)(size_t pad) {
   (void)pad;
-  ws_heap *heap = _ws_heap_current();
-  if (heap != NULL) _ws_release_spares(heap);
+  // The caller's heap as it is: making one here would adopt an exited thread's heap, whose
+  // pending frees the reclaiming below would then leave alone.
+  ws_heap *heap = _ws_current_heap;
+  if (heap != NULL && heap != &_ws_exited_heap) _ws_release_spares(heap);
   _ws_heap_reclaim_abandoned();
+  _ws_release_empty_orphans();
   return _ws_span_trim() ? 1 : 0;
 }
 

@@ -40,7 +40,9 @@ static void init_once(void) {
   if (!atomic_load(&initialised)) {
     heap_reset(&builtin_heap);
     heap_reset(&_ws_exited_heap);
+    heap_reset(&_ws_orphanage);
     heap_register(&builtin_heap);
+    heap_register(&_ws_orphanage);
     atomic_store_explicit(&initialised, true, memory_order_release);
   }
   ws_prim_lock_release(&init_lock);
@@ -59,7 +61,9 @@ ws_heap *_ws_heap_builtin_lock(void) {
 
 void _ws_heap_builtin_unlock(void) { ws_prim_lock_release(&builtin_lock); }
 
-// Owner work on a heap nobody runs: take in remote frees and return empty runs to the pool.
+// Owner work on a heap nobody runs: take in remote frees, return empty runs to the pool and
+// hand runs with free blocks to the heaps still running (orphan.c). Full runs stay, for the
+// thread that adopts this heap.
 static void tidy(ws_heap *heap) {
   _ws_return_kept(heap);
   _ws_collect_delayed(heap);
@@ -74,6 +78,8 @@ static void tidy(ws_heap *heap) {
         _ws_list_remove(heap, run);
         _ws_note_run_released(heap, run);
         _ws_span_free(run);
+      } else if (run->free != NULL) {
+        _ws_orphan_run(heap, run);
       }
       run = next;
     }
@@ -84,6 +90,9 @@ static void abandon(void *arg) {
   ws_heap *heap = arg;
   _ws_current_heap = &_ws_exited_heap;
   tidy(heap);
+  // Runs this thread handed over earlier may have had their last blocks back meanwhile
+  // (often from this thread, just now): give those to the pool.
+  _ws_release_empty_orphans();
   atomic_store_explicit(&heap->state, WS_HEAP_ABANDONED, memory_order_release);
 }
 

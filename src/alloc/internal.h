@@ -277,6 +277,13 @@ void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);
 void _ws_release_spares(ws_heap *heap);
 bool _ws_steal_pending(ws_heap *heap, unsigned size_class);  // false: none found
 void _ws_free_remote(ws_page *run, ws_block *block);          // onto the run's owner's lists
+// Orphaned runs (orphan.c): partly used runs handed from one heap to another.
+extern ws_heap _ws_orphanage;                                   // owns every orphan
+void _ws_orphan_run(ws_heap *heap, ws_page *run);               // a listed run with free blocks
+void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving);     // after the slow path picked `serving`
+ws_page *_ws_adopt_orphan(ws_heap *heap, unsigned size_class);  // NULL: none of the class
+void _ws_release_empty_orphans(void);                           // orphans all of whose blocks came back
+void _ws_orphan_stats(ws_alloc_stats *stats);
 // Kept blocks (kept.c): other heaps' blocks this heap hands out before its own.
 static inline bool ws_is_stand_in(const ws_page *run) { return run->kind == WS_PAGE_STAND_IN; }
 void _ws_kept_reset(ws_heap *heap);

@@ -53,12 +53,13 @@ void ws_alloc_get_stats(ws_alloc_stats *stats) {
     if (state == WS_HEAP_ABANDONED) stats->heaps_abandoned++;
     else stats->heaps_live++;
   }
-  stats->heaps_live--;  // the builtin heap is shared, not a thread's
+  stats->heaps_live -= 2;  // the builtin heap and the orphanage are not a thread's
   stats->large_in_use = atomic_load_explicit(&_ws_large_in_use, memory_order_relaxed);
   stats->bytes_in_use += stats->large_in_use;
   stats->bytes_in_use_peak += atomic_load_explicit(&_ws_large_in_use_peak, memory_order_relaxed);
   if (stats->bytes_in_use_peak < stats->bytes_in_use) stats->bytes_in_use_peak = stats->bytes_in_use;
   for (unsigned i = 0; i < WS_CLASSES; i++) stats->class_block_size[i] = _ws_class_size(i);
+  _ws_orphan_stats(stats);
   _ws_span_stats(stats);
 }
 
@@ -74,6 +75,8 @@ void ws_alloc_print_stats(FILE *out) {
           s.allocations, s.cross_thread_frees, s.kept_blocks);
   fprintf(out, "  reused     %12" PRIu64 " blocks of pending frees before their owner took them in\n", s.borrowed_blocks);
   fprintf(out, "  heaps      %12" PRIu64 " live, %" PRIu64 " abandoned\n", s.heaps_live, s.heaps_abandoned);
+  fprintf(out, "  runs       %12" PRIu64 " handed over by heaps with free blocks to spare, %" PRIu64 " adopted\n",
+          s.runs_handed_over, s.runs_adopted);
   fprintf(out, "  pool lock  %12" PRIu64 " acquisitions, %" PRIu64 " contended\n", s.pool_lock_acquisitions, s.pool_lock_contended);
   fprintf(out, "  size class   block size   allocations\n");
   for (unsigned i = 0; i < WS_CLASSES; i++) {

@@ -1,0 +1,116 @@
+// Orphaned runs: partly used runs handed from one heap to another.
+//
+// Only a run's owner hands out its free blocks, and a run goes back to the pool only when all
+// its blocks are free, which with blocks freed in random order is rare. So a heap keeps the runs
+// of the most blocks of each class it ever had in use at once, and when live blocks move between
+// threads (one allocates, others free) every heap ends up with runs for its own high-water mark:
+// measured on the cross-thread workload at 2 threads, one heap sat on 1.9 MB of free blocks in
+// its runs while the other took fresh runs from the pool.
+//
+// So a heap that has many more free blocks in a class than its next allocations need hands the
+// surplus runs over to a shared list per class (the orphans), and a heap that would otherwise
+// take a fresh run adopts one from there first. An exiting thread hands over all its runs that
+// have free blocks. An orphan belongs to no heap (its owner is the orphanage, which never
+// allocates), so every free into it is a remote free; the adopter takes those in.
+//
+// Only runs on their heap's class list are handed over: a full run is off the list and has asked
+// its next remote freer to reach it through its owner heap's delayed list, a protocol that must
+// not meet an owner change. Lock order: the orphan lock, then the pool lock (never the reverse).
+#include "internal.h"
+
+static ws_prim_lock orphan_lock = WS_PRIM_LOCK_INIT;
+static ws_page *_Atomic orphans[WS_CLASSES];  // per class, linked through next/prev
+static _Atomic uint64_t handed_over, adopted;  // runs, for the statistics
+// The owner of every orphan. It never allocates; its counters (in the heap list, so the
+// statistics add them up) take the frees collected from orphans that are given back emptied.
+ws_heap _ws_orphanage;
+
+// A class list keeps this many blocks' worth of free runs beyond the one serving now: enough
+// that the heap's next allocations of the class find blocks without the pool.
+static uint32_t reserve_of(const ws_page *serving) { return 2 * serving->capacity; }
+
+static void push_orphan(ws_page *run) {
+  ws_prim_lock_acquire(&orphan_lock);
+  ws_page *first = atomic_load_explicit(&orphans[run->size_class], memory_order_relaxed);
+  run->prev = NULL;
+  run->next = first;
+  if (first != NULL) first->prev = run;
+  atomic_store_explicit(&orphans[run->size_class], run, memory_order_relaxed);
+  ws_prim_lock_release(&orphan_lock);
+}
+
+// Caller holds orphan_lock.
+static void unlink_orphan(ws_page *run) {
+  if (run->prev) run->prev->next = run->next;
+  else atomic_store_explicit(&orphans[run->size_class], run->next, memory_order_relaxed);
+  if (run->next) run->next->prev = run->prev;
+  run->next = run->prev = NULL;
+}
+
+void _ws_orphan_run(ws_heap *heap, ws_page *run) {
+  _ws_list_remove(heap, run);
+  _ws_note_run_released(heap, run);
+  run->waited = false;
+  // From here on the former owner's own frees into the run take the remote path too.
+  atomic_store_explicit(&run->owner, &_ws_orphanage, memory_order_release);
+  push_orphan(run);
+  atomic_fetch_add_explicit(&handed_over, 1, memory_order_relaxed);
+}
+
+void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving) {
+  uint32_t kept_free = 0, reserve = reserve_of(serving);
+  for (ws_page *run = serving->next, *next; run != NULL; run = next) {
+    next = run->next;
+    if (ws_is_stand_in(run)) continue;
+    _ws_run_collect(heap, run);  // remote frees count as free blocks too
+    uint32_t free_blocks = run->capacity - run->used;
+    if (free_blocks == 0) continue;
+    if (run->used == 0) {
+      _ws_run_release_if_empty(heap, run);  // a spare, or back to the pool
+    } else if (kept_free < reserve) {
+      kept_free += free_blocks;
+    } else {
+      _ws_orphan_run(heap, run);
+    }
+  }
+}
+
+// Makes `run` (just unlinked from the orphans) the heap's, with the frees it received meanwhile.
+static void take(ws_heap *heap, ws_page *run) {
+  atomic_store_explicit(&run->owner, heap, memory_order_release);
+  _ws_note_run_taken(heap, run);
+  _ws_run_collect(heap, run);
+}
+
+ws_page *_ws_adopt_orphan(ws_heap *heap, unsigned size_class) {
+  if (atomic_load_explicit(&orphans[size_class], memory_order_relaxed) == NULL) return NULL;
+  ws_prim_lock_acquire(&orphan_lock);
+  ws_page *run = atomic_load_explicit(&orphans[size_class], memory_order_relaxed);
+  if (run != NULL) unlink_orphan(run);
+  ws_prim_lock_release(&orphan_lock);
+  if (run == NULL) return NULL;
+  take(heap, run);
+  _ws_list_push_front(heap, size_class, run);
+  atomic_fetch_add_explicit(&adopted, 1, memory_order_relaxed);
+  return run;
+}
+
+void _ws_orphan_stats(ws_alloc_stats *stats) {
+  stats->runs_handed_over = atomic_load_explicit(&handed_over, memory_order_relaxed);
+  stats->runs_adopted = atomic_load_explicit(&adopted, memory_order_relaxed);
+}
+
+void _ws_release_empty_orphans(void) {
+  ws_prim_lock_acquire(&orphan_lock);
+  for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
+    ws_page *next;
+    for (ws_page *run = atomic_load_explicit(&orphans[size_class], memory_order_relaxed); run != NULL; run = next) {
+      next = run->next;
+      _ws_run_collect(&_ws_orphanage, run);  // under the lock, the orphanage is the owner
+      if (run->used != 0) continue;
+      unlink_orphan(run);
+      _ws_span_free(run);
+    }
+  }
+  ws_prim_lock_release(&orphan_lock);
+}
