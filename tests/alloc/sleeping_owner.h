@@ -10,25 +10,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "turns.h"
 #include "wasmscale/alloc.h"
 
-static unsigned char *owned[BLOCKS];
-static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
-static int stage;  // 1: A has allocated; 2: A may exit
-
-static void wait_for(int wanted) {
-  pthread_mutex_lock(&mutex);
-  while (stage < wanted) pthread_cond_wait(&changed, &mutex);
-  pthread_mutex_unlock(&mutex);
-}
-
-static void advance(int to) {
-  pthread_mutex_lock(&mutex);
-  stage = to;
-  pthread_cond_broadcast(&changed);
-  pthread_mutex_unlock(&mutex);
-}
+static unsigned char *owned[BLOCKS];  // stage 1: A has allocated; 2: A may exit
 
 static void *owner_thread(void *arg) {
   (void)arg;
@@ -51,12 +36,6 @@ static void start_owner(pthread_t *owner) {
 static void finish_owner(pthread_t owner) {
   advance(2);
   CHECK(pthread_join(owner, NULL) == 0);
-}
-
-// Memory holding small and medium blocks: reserved, less what is free in the pool and large
-// blocks (in Wasm thread stacks are large blocks).
-static uint64_t run_bytes(const ws_alloc_stats *stats) {
-  return stats->bytes_reserved - stats->bytes_pool_free - stats->large_in_use;
 }
 
 #endif
