@@ -56,8 +56,12 @@ test('flags map onto emcc settings at link time only', () => {
     assert.equal(result.status, 0, result.stderr);
     return result.stdout.trim().split(' ');
   };
-  assert.ok(printed(['x.c']).includes('-sMALLOC=dlmalloc'), 'dlmalloc is the default');
   const defaults = printed(['x.c']);
+  assert.ok(defaults.includes('-sMALLOC=none') && defaults.some((arg) => arg.endsWith('wasm-st/libwasmscale-alloc.a')),
+            `wasmscale's allocator is the default: ${defaults.join(' ')}`);
+  assert.ok(printed(['--malloc=dlmalloc', 'x.c']).includes('-sMALLOC=dlmalloc'));
+  assert.ok(printed(['-pthread', 'x.c']).some((arg) => arg.endsWith('wasm-mt/libwasmscale-alloc.a')),
+            'a -pthread program gets the threaded build');
   assert.ok(!defaults.includes('-sWASMFS') && defaults.at(-1).endsWith('wasm-st/libwasmscale-fs.a'),
             `wasmscale's file system is the default: ${defaults.join(' ')}`);
   assert.ok(!printed(['--fs=js', 'x.c']).some((arg) => arg.includes('libwasmscale-fs')), '--fs=js links no wasmscale FS');
