@@ -107,6 +107,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
 // The score of waiting at the back (heap->waiting_pays) saturates at +-WAITING_SCORE_MAX; runs
 // whose page number is a multiple of WAITING_PROBE wait even when it is negative.
 enum { WAITING_SCORE_MAX = 8, WAITING_PROBE = 16 };
+_Static_assert(256 % WS_SURPLUS_EVERY == 0, "heap->run_switches (8 bits) must wrap on a multiple");
 
 // Marks a run with nothing left to hand out as full, unless a remote free arrived meanwhile.
 // While full, remote frees go to the heap's delayed list, so the owner hears of them.
@@ -154,7 +155,11 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
         _ws_list_remove(heap, run);
         _ws_list_push_front(heap, size_class, run);
       }
-      if (heap->keeps_foreign) _ws_hand_off_surplus(heap, run);
+      // Looking for surplus walks the class list: at every switch it cost a third of the
+      // cross-thread workload's time at 1 thread; now and then bounds what a heap sits on.
+      if (heap->keeps_foreign && heap->run_switches[size_class]++ % WS_SURPLUS_EVERY == 0) {
+        _ws_hand_off_surplus(heap, run);
+      }
       return _ws_pop_block(heap, run, size_class);
     }
     ws_page *next = run->next;

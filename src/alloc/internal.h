@@ -44,6 +44,7 @@
 #define WS_STEAL_SCAN 256                       // page descriptors looked at per attempt to reuse pending frees
 #define WS_KEEP_BYTES ((size_t)16 << 10)        // per class: other heaps' blocks a heap keeps from its own frees...
 #define WS_KEEP_MAX_BLOCKS 64                   // ...in bytes, and at most this many blocks
+#define WS_SURPLUS_EVERY 64                     // a class's run switches per look for surplus runs (a power of two)
 
 // Checked mode (-DWS_CHECKED=1): every block carries its requested size and a canary, and
 // free verifies both and the pointer itself (check.c). Off by default.
@@ -127,6 +128,9 @@ typedef struct ws_heap {
   // Per class: whether sending used-up runs to the back of the list pays (alloc.c), counted up
   // when such a run has free blocks again at its turn, down when it has none.
   int8_t waiting_pays[WS_CLASSES];
+  // Per class, slow-path switches to a run with free blocks, counting round: the first of
+  // every WS_SURPLUS_EVERY looks for surplus runs to hand over (orphan.c).
+  uint8_t run_switches[WS_CLASSES];
   _Atomic uintptr_t delayed_free;  // blocks freed remotely into full runs (a list)
   // Emptied one-page runs kept for the next fresh run of any small class, so a thread that
   // cycles through memory does not take the pool lock for every run (linked through next).

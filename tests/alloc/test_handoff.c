@@ -44,6 +44,39 @@ static void *taker_thread(void *arg) {
   return NULL;
 }
 
+// A thread allocates LEFT blocks of another class, frees three of every four and exits: its
+// runs, partly used, are handed over. Frees of the rest then go back to those runs, not into
+// the freeing heap's kept blocks (which would recycle them through the remote path for as long
+// as the runs stay unadopted).
+enum { LEFT = 64, LEFT_SIZE = 700 };
+static unsigned char *left[LEFT];
+
+static void *leaving_thread(void *arg) {
+  (void)arg;
+  for (int i = 0; i < LEFT; i++) left[i] = WS(malloc)(LEFT_SIZE);
+  for (int i = 0; i < LEFT; i++) {
+    if (i % 4 != 0) WS(free)(left[i]);
+  }
+  return NULL;
+}
+
+static void check_frees_into_handed_over_runs(void) {
+  // The freeing thread needs a heap of its own (free alone makes none), and one with a run of
+  // the class: the blocks are foreign to it all the same.
+  unsigned char *mine = WS(malloc)(LEFT_SIZE);
+  CHECK(mine != NULL);
+  pthread_t leaving;
+  CHECK(pthread_create(&leaving, NULL, leaving_thread, NULL) == 0);
+  CHECK(pthread_join(leaving, NULL) == 0);
+  ws_alloc_stats before, after;
+  ws_alloc_get_stats(&before);
+  for (int i = 0; i < LEFT; i += 4) WS(free)(left[i]);
+  ws_alloc_get_stats(&after);
+  CHECK(after.cross_thread_frees - before.cross_thread_frees == LEFT / 4);
+  CHECK(after.kept_blocks == before.kept_blocks);
+  WS(free)(mine);
+}
+
 int main(void) {
   pthread_t owner, taker;
   ws_alloc_stats start, before, after, end;
@@ -91,5 +124,6 @@ int main(void) {
   uint64_t in_runs_start = start.bytes_in_use - start.large_in_use, in_runs_end = end.bytes_in_use - end.large_in_use;
   printf("handoff: in use in runs %llu -> %llu bytes\n", (unsigned long long)in_runs_start, (unsigned long long)in_runs_end);
   CHECK(in_runs_end >= in_runs_start && in_runs_end - in_runs_start < (64 << 10));
+  check_frees_into_handed_over_runs();
   return check_summary("handoff");
 }
