@@ -155,7 +155,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
         _ws_list_remove(heap, run);
         _ws_list_push_front(heap, size_class, run);
       }
-      // Looking for surplus walks the class list: at every switch it cost a third of the
+      // Looking for surplus walks the class list: at every switch it cost a quarter of the
       // cross-thread workload's time at 1 thread; now and then bounds what a heap sits on.
       if (heap->keeps_foreign && heap->run_switches[size_class]++ % WS_SURPLUS_EVERY == 0) {
         _ws_hand_off_surplus(heap, run);
