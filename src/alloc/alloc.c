@@ -69,18 +69,39 @@ static ws_page *take_spare(ws_heap *heap, unsigned size_class) {
   return run;
 }
 
+static void collect_all_classes(ws_heap *heap, unsigned except);
+
+static ws_page *pool_run(ws_heap *heap, uint32_t pages, bool may_grow) {
+  ws_page *run = may_grow ? _ws_span_alloc_reclaiming(pages, WS_PAGE_SIZE, WS_PAGE_RUN)
+                          : _ws_span_alloc(pages, WS_PAGE_SIZE, WS_PAGE_RUN, false);
+  if (run != NULL) _ws_note_run_taken(heap, run);  // spares count in run bytes already
+  return run;
+}
+
+// One of the heap's spare runs (*spare set), or a run from the pool. Memory grows only after the
+// heap has taken in other classes' remote frees: runs they empty become spares or go back to
+// the pool. (Taking them in before every fresh run, a walk over every class list, was a fifth
+// of the slow path's time on the standard workload.)
+static ws_page *spare_or_pool_run(ws_heap *heap, unsigned size_class, uint32_t pages, bool *spare) {
+  ws_page *run = pages == 1 ? take_spare(heap, size_class) : NULL;
+  if (run == NULL) run = pool_run(heap, pages, false);
+  else *spare = true;
+  if (run != NULL) return run;
+  collect_all_classes(heap, size_class);
+  run = pages == 1 ? take_spare(heap, size_class) : NULL;
+  if (run != NULL) *spare = true;
+  return run != NULL ? run : pool_run(heap, pages, true);
+}
+
 static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
   uint32_t pages = _ws_class_run_pages(size_class);
-  ws_page *run = pages == 1 ? take_spare(heap, size_class) : NULL;  // spares count in run bytes already
-  if (run != NULL && run->size_class == size_class) {
+  bool spare = false;
+  ws_page *run = spare_or_pool_run(heap, size_class, pages, &spare);
+  if (run == NULL) return NULL;
+  if (spare && run->size_class == size_class) {
     run->waited = false;
     _ws_list_push_front(heap, size_class, run);
     return run;
-  }
-  if (run == NULL) {
-    run = _ws_span_alloc_reclaiming(pages, WS_PAGE_SIZE, WS_PAGE_RUN);
-    if (run == NULL) return NULL;
-    _ws_note_run_taken(heap, run);
   }
   size_t block_size = _ws_class_size(size_class);
   __atomic_store_n(&run->size_class, (uint8_t)size_class, __ATOMIC_RELAXED);  // steal.c reads it from other threads
@@ -178,9 +199,6 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
       run = next;
     }  // otherwise a remote free arrived: collect it
   }
-  // Before taking more memory, take in other classes' remote frees: runs they empty become
-  // spares or go back to the pool, where this class can use them.
-  collect_all_classes(heap, size_class);
   // A run another heap handed over is memory already spent: use it first.
   if ((run = _ws_adopt_orphan(heap, size_class)) != NULL) return _ws_pop_block(heap, run, size_class);
   // With no spare run, reuse blocks other threads freed but their owners have not taken in
