@@ -256,6 +256,26 @@ static inline void *_ws_pop_block(ws_heap *heap, ws_page *run, unsigned size_cla
   return block;
 }
 
+// Starts loading a block's first cache line without waiting for it. Wasm has no prefetch
+// instruction, but a load whose value nobody waits for does the same on an out-of-order CPU.
+static inline void ws_prefetch(const ws_block *block) {
+#ifdef __EMSCRIPTEN__
+  (void)*(const volatile char *)block;
+#else
+  __builtin_prefetch(block);
+#endif
+}
+
+// _ws_pop_block for blocks of at most WS_DIRECT_MAX bytes, which also starts loading the next
+// free block: the caller is about to write the block it gets, and the miss on one freed long
+// ago was the largest single cost on the small-block workload (Wasm, 1 thread, fastest of 6
+// processes: 72.0 -> 60.5 ms; mimalloc 58.9). For 1-2 KiB blocks it cost 3-5% instead.
+static inline void *_ws_pop_small_block(ws_heap *heap, ws_page *run) {
+  void *block = _ws_pop_block(heap, run, run->size_class);
+  if (run->free != NULL) ws_prefetch(run->free);
+  return block;
+}
+
 // Returns a block to its own run, for the run's owner. The rare cases (the run was full, or is
 // now empty) are out of line.
 void _ws_free_local_rare(ws_heap *heap, ws_page *run);
