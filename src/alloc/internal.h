@@ -268,8 +268,8 @@ static inline void ws_prefetch(const ws_block *block) {
 
 // _ws_pop_block for blocks of at most WS_DIRECT_MAX bytes, which also starts loading the next
 // free block: the caller is about to write the block it gets, and the miss on one freed long
-// ago was the largest single cost on the small-block workload (Wasm, 1 thread, fastest of 6
-// processes: 72.0 -> 60.5 ms; mimalloc 58.9). For 1-2 KiB blocks it cost 3-5% instead.
+// ago was the largest single cost on the small-block workload (Wasm, 1 thread, fastest of 4
+// processes: 72.4 -> 58.6 ms; mimalloc 57.7). For 1-2 KiB blocks it cost 3-5% instead.
 static inline void *_ws_pop_small_block(ws_heap *heap, ws_page *run) {
   void *block = _ws_pop_block(heap, run, run->size_class);
   if (run->free != NULL) ws_prefetch(run->free);
