@@ -76,6 +76,10 @@ test('in Wasm the allocator shares sbrk with other code on other threads', () =>
   expectPass(runWasm(wasm('test_sbrk', 'wasmscale', WASM_THREADS)), 'sbrk');
 });
 
+test('in Wasm, a thread refreshes its view of memory another thread has just grown before atomics on it', () => {
+  expectPass(runWasm(wasm('test_grown_memory', 'wasmscale', WASM_THREADS)), 'grown memory');
+});
+
 test('memory does not grow across 200 rounds of threads that come and go', () => {
   expectPassNativeTsanWasm('test_churn', 'churn');
 });

@@ -81,6 +81,7 @@ void _ws_collect_delayed(ws_heap *heap) {
 // ----- other threads' side -------------------------------------------------------------------
 
 static void push_delayed(ws_heap *owner, ws_block *block) {
+  ws_prim_see_memory(owner, sizeof *owner);
   uintptr_t head = atomic_load_explicit(&owner->delayed_free, memory_order_relaxed);
   do {
     block->next = (ws_block *)head;
@@ -119,6 +120,7 @@ static void free_large(ws_page *head) {
 void _ws_free_in(ws_heap *heap, void *p) {
   ws_page *run = ws_span_of(p);
   if (ws_likely(run != NULL && run->kind == WS_PAGE_RUN)) {
+    ws_prim_see_memory(run, sizeof *run);  // its descriptor may be in memory another thread grew
     if (ws_likely(atomic_load_explicit(&run->owner, memory_order_relaxed) == heap)) {
       _ws_free_local(heap, run, p);
     } else if (heap != NULL && heap != &_ws_exited_heap) {

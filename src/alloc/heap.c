@@ -96,10 +96,18 @@ static void abandon(void *arg) {
   atomic_store_explicit(&heap->state, WS_HEAP_ABANDONED, memory_order_release);
 }
 
+// Heaps and their runs' descriptors may lie in memory other threads grew: see platform.h.
+static bool claim(ws_heap *heap, int from, int to) {
+  ws_prim_see_memory(heap, sizeof *heap);
+  int expected = from;
+  if (!atomic_compare_exchange_strong(&heap->state, &expected, to)) return false;
+  ws_prim_see_all_memory();  // its runs
+  return true;
+}
+
 void _ws_heap_reclaim_abandoned(void) {
   for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) {
-    int expected = WS_HEAP_ABANDONED;
-    if (atomic_compare_exchange_strong(&heap->state, &expected, WS_HEAP_BUSY)) {
+    if (claim(heap, WS_HEAP_ABANDONED, WS_HEAP_BUSY)) {
       tidy(heap);
       atomic_store_explicit(&heap->state, WS_HEAP_ABANDONED, memory_order_release);
     }
@@ -108,8 +116,7 @@ void _ws_heap_reclaim_abandoned(void) {
 
 static ws_heap *adopt_abandoned(void) {
   for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) {
-    int expected = WS_HEAP_ABANDONED;
-    if (atomic_compare_exchange_strong(&heap->state, &expected, WS_HEAP_LIVE)) return heap;
+    if (claim(heap, WS_HEAP_ABANDONED, WS_HEAP_LIVE)) return heap;
   }
   return NULL;
 }

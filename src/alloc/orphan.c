@@ -77,6 +77,7 @@ void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving) {
 
 // Makes `run` (just unlinked from the orphans) the heap's, with the frees it received meanwhile.
 static void take(ws_heap *heap, ws_page *run) {
+  ws_prim_see_memory(run, sizeof *run);
   atomic_store_explicit(&run->owner, heap, memory_order_release);
   _ws_note_run_taken(heap, run);
   _ws_run_collect(heap, run);
@@ -101,6 +102,7 @@ void _ws_orphan_stats(ws_alloc_stats *stats) {
 }
 
 void _ws_release_empty_orphans(void) {
+  ws_prim_see_all_memory();  // orphans' descriptors: anywhere in memory
   ws_prim_lock_acquire(&orphan_lock);
   for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
     ws_page *next;

@@ -187,6 +187,7 @@ ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, bool 
   }
   mark_used(head, pages, kind);
   unlock_pool();
+  ws_prim_see_memory(head, sizeof *head);  // the caller sets its atomic fields
   return head;
 }
 

@@ -38,6 +38,7 @@ void _ws_note_large_peak(void) {
 void ws_alloc_get_stats(ws_alloc_stats *stats) {
   *stats = (ws_alloc_stats){0};
   for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) {
+    ws_prim_see_memory(heap, sizeof *heap);  // counters are read with atomic loads
     stats->bytes_in_use += _ws_heap_in_use(heap);
     stats->bytes_in_use_peak += WS_COUNTER_READ(heap->run_bytes_peak);
     stats->allocations += WS_COUNTER_READ(heap->large_allocations);

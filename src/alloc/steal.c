@@ -50,6 +50,7 @@ bool _ws_steal_pending(ws_heap *heap, unsigned size_class) {
       chunks_skipped++;
       continue;
     }
+    ws_prim_see_memory(chunk, WS_MAP_CHUNK_PAGES * sizeof *chunk);  // made by whichever thread grew
     list = take_pending(heap, &chunk[index % WS_MAP_CHUNK_PAGES], size_class);
     index++;
     looked++;

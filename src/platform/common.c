@@ -56,3 +56,9 @@ int ws_prim_random(void *buffer, size_t length) {
   }
   return 0;
 }
+
+void ws_prim_see_all_memory(void) {
+#ifdef __EMSCRIPTEN__
+  ws_prim_see_memory(NULL, (uintptr_t)sbrk(0));
+#endif
+}

@@ -26,6 +26,28 @@ void *ws_prim_grow(size_t bytes);
 // Gives back the last `bytes` of platform memory if they still end at the break.
 bool ws_prim_shrink(void *start, size_t bytes);
 
+// Makes [start, start + size) reachable by the calling thread's atomic instructions. In Wasm
+// each thread checks atomic accesses against its own record of the memory size, which V8
+// brings up to date only some time after another thread grows memory: until then an atomic
+// access to the new memory traps ("memory access out of bounds") while plain loads and stores
+// work (measured on Node 20; tests/alloc/test_grown_memory.c). memory.grow(0) refreshes the
+// record. So code about to use atomics on memory another thread may have just taken from the
+// platform calls this first. Natively there is nothing to do.
+static inline void ws_prim_see_memory(const void *start, size_t size) {
+#ifdef __EMSCRIPTEN__
+  if ((uint64_t)(uintptr_t)start + size > (uint64_t)__builtin_wasm_memory_size(0) * 65536u) {
+    __builtin_wasm_memory_grow(0, 0);
+  }
+#else
+  (void)start;
+  (void)size;
+#endif
+}
+
+// The same for everything below the break (sbrk(0), whoever's malloc the program links):
+// whatever existed when the caller got its pointers.
+void ws_prim_see_all_memory(void);
+
 // ----- threads -----------------------------------------------------------------------------
 // Calls fn(arg) when the calling thread exits (not for the main thread). false if impossible.
 bool ws_prim_on_thread_exit(void (*fn)(void *), void *arg);
