@@ -202,9 +202,9 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
   }
   // A run another heap handed over is memory already spent: use it first.
   if ((run = _ws_adopt_orphan(heap, size_class)) != NULL) return _ws_pop_block(heap, run, size_class);
-  // With no spare run for this class (spares are one page), reuse blocks other threads freed
-  // but their owners have not taken in (steal.c) before taking memory from the pool.
-  if ((heap->spare_runs == NULL || _ws_class_run_pages(size_class) != 1) && _ws_steal_pending(heap, size_class)) {
+  // With no spare run, reuse blocks other threads freed but their owners have not taken in
+  // (steal.c) before taking memory from the pool.
+  if (heap->spare_runs == NULL && _ws_steal_pending(heap, size_class)) {
     return _ws_pop_block(heap, &heap->kept[size_class], size_class);
   }
   run = fresh_run(heap, size_class);

@@ -106,12 +106,9 @@ void WS_API(free)(void *p) {
   ws_heap *heap = _ws_current_heap;
 #if !WS_CHECKED
   ws_page *run = ws_span_of(p);
-  if (ws_likely(run != NULL && run->kind == WS_PAGE_RUN)) {
-    ws_prim_see_memory(run, sizeof *run);  // the owner is read atomically (platform.h says why)
-    if (ws_likely(atomic_load_explicit(&run->owner, memory_order_relaxed) == heap)) {
-      _ws_free_local(heap, run, p);
-      return;
-    }
+  if (ws_likely(run != NULL && run->kind == WS_PAGE_RUN && ws_owner_is(run, heap))) {
+    _ws_free_local(heap, run, p);
+    return;
   }
 #endif
   release(heap, p);

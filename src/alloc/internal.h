@@ -276,6 +276,19 @@ static inline void *_ws_pop_small_block(ws_heap *heap, ws_page *run) {
   return block;
 }
 
+// Whether `heap` owns `run`, for the free fast path. Only the owning thread makes a run its own
+// or gives it away, so a racy read cannot make the answer wrong for the caller's own heap. In
+// Wasm it is a plain load: an atomic one traps on a descriptor in memory another thread has just
+// grown (platform.h), and checking for that first cost 4% on the standard workload; the remote
+// path (_ws_free_in) checks before its atomics. Natively a relaxed atomic load (TSan knows it).
+static inline bool ws_owner_is(const ws_page *run, const ws_heap *heap) {
+#ifdef __EMSCRIPTEN__
+  return *(struct ws_heap *const volatile *)&run->owner == heap;
+#else
+  return atomic_load_explicit(&run->owner, memory_order_relaxed) == heap;
+#endif
+}
+
 // Returns a block to its own run, for the run's owner. The rare cases (the run was full, or is
 // now empty) are out of line.
 void _ws_free_local_rare(ws_heap *heap, ws_page *run);

@@ -2,21 +2,15 @@
 // then waits; the main thread frees all of A's blocks (they wait, uncollected, on A's runs);
 // thread C then allocates blocks of the same size. C must take those blocks instead of new
 // memory, their contents must stay intact through the hand-overs, and the counters must add
-// up once everything is freed. C first empties a few one-page runs of small blocks, which it
-// keeps as spares: they cannot hold SIZE blocks (two-page runs), so they must not stop it.
+// up once everything is freed.
 #include "check.h"
 
 enum { BLOCKS = 2000, SIZE = 1500, TAKEN = BLOCKS / 2 };
 
 #include "sleeping_owner.h"
 
-enum { SMALL = 64, SMALL_BLOCKS = 3 * 16384 / SMALL };
-
 static void *taker_thread(void *arg) {
   unsigned char **taken = arg;
-  static void *small[SMALL_BLOCKS];
-  for (int i = 0; i < SMALL_BLOCKS; i++) small[i] = WS(malloc)(SMALL);
-  for (int i = 0; i < SMALL_BLOCKS; i++) WS(free)(small[i]);
   for (int i = 0; i < TAKEN; i++) {
     taken[i] = WS(malloc)(SIZE);
     if (taken[i]) memset(taken[i], (int)(i & 0xff), SIZE);
