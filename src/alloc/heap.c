@@ -101,7 +101,7 @@ static bool claim(ws_heap *heap, int from, int to) {
   ws_prim_see_memory(heap, sizeof *heap);
   int expected = from;
   if (!atomic_compare_exchange_strong(&heap->state, &expected, to)) return false;
-  ws_prim_see_all_memory();  // its runs
+  ws_prim_see_all_memory(NULL);  // its runs
   return true;
 }
 

@@ -102,7 +102,7 @@ void _ws_orphan_stats(ws_alloc_stats *stats) {
 }
 
 void _ws_release_empty_orphans(void) {
-  ws_prim_see_all_memory();  // orphans' descriptors: anywhere in memory
+  ws_prim_see_all_memory(NULL);  // orphans' descriptors: anywhere in memory
   ws_prim_lock_acquire(&orphan_lock);
   for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
     ws_page *next;

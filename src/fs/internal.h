@@ -172,9 +172,10 @@ extern _Atomic bool ws_fs_ready;
 void ws_fs_init_once(void);
 // Every path and descriptor call starts here, so it is also where a thread makes sure its atomic
 // accesses reach nodes and descriptions another thread put in memory it just grew (platform.h).
+extern _Thread_local uintptr_t ws_fs_seen_break;
 static inline void ws_fs_init(void) {
   if (!atomic_load_explicit(&ws_fs_ready, memory_order_acquire)) ws_fs_init_once();
-  ws_prim_see_all_memory();
+  ws_prim_see_all_memory(&ws_fs_seen_break);
 }
 // Mounts what `wasmscale-cc --mount` asked for (host/startup.c). mount.c refers to it weakly,
 // so programs that mount no host directory link neither it nor the host backend.

@@ -98,6 +98,7 @@ static void build_root(void) {
 }
 
 _Atomic bool ws_fs_ready;
+_Thread_local uintptr_t ws_fs_seen_break;
 
 void ws_fs_init_once(void) {
   if (!building) pthread_once(&init_once, build_root);

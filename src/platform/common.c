@@ -12,6 +12,10 @@
 
 #include "platform.h"
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten/heap.h>  // emscripten_get_sbrk_ptr
+#endif
+
 typedef void (*exit_fn)(void *);
 
 static pthread_key_t exit_key;
@@ -57,8 +61,18 @@ int ws_prim_random(void *buffer, size_t length) {
   return 0;
 }
 
-void ws_prim_see_all_memory(void) {
+void ws_prim_see_all_memory(uintptr_t *seen_break) {
 #ifdef __EMSCRIPTEN__
-  ws_prim_see_memory(NULL, (uintptr_t)sbrk(0));
+  // Read the break, not sbrk(0): Emscripten's sbrk compare-and-swaps it even for 0, and threads
+  // calling this on every file operation contended on that word. Files workload, fastest of 6
+  // processes: 2 threads 6.9 -> 6.0 ms, 1 thread 12.1 -> 11.8 (with no check at all: 5.8, 11.4).
+  uintptr_t top = atomic_load_explicit((_Atomic uintptr_t *)emscripten_get_sbrk_ptr(), memory_order_acquire);
+  if (seen_break != NULL) {
+    if (top <= *seen_break) return;
+    *seen_break = top;
+  }
+  ws_prim_see_memory(NULL, top);
+#else
+  (void)seen_break;
 #endif
 }

@@ -33,9 +33,10 @@ bool ws_prim_shrink(void *start, size_t bytes);
 // work (measured on Node 20; tests/alloc/test_grown_memory.c). memory.grow(0) refreshes the
 // record. So code about to use atomics on memory another thread may have just taken from the
 // platform calls this first. Natively there is nothing to do.
+#define WS_PRIM_WASM_PAGE 65536u  // the unit of memory.size and memory.grow
 static inline void ws_prim_see_memory(const void *start, size_t size) {
 #ifdef __EMSCRIPTEN__
-  if ((uint64_t)(uintptr_t)start + size > (uint64_t)__builtin_wasm_memory_size(0) * 65536u) {
+  if ((uint64_t)(uintptr_t)start + size > (uint64_t)__builtin_wasm_memory_size(0) * WS_PRIM_WASM_PAGE) {
     __builtin_wasm_memory_grow(0, 0);
   }
 #else
@@ -44,9 +45,11 @@ static inline void ws_prim_see_memory(const void *start, size_t size) {
 #endif
 }
 
-// The same for everything below the break (sbrk(0), whoever's malloc the program links):
-// whatever existed when the caller got its pointers.
-void ws_prim_see_all_memory(void);
+// The same for everything below the break (whoever's malloc the program links): whatever
+// existed when the caller got its pointers. With `seen_break` (the caller's thread-local
+// record of the break it last made visible, zero at first), a thread that has already seen
+// memory up to the break only compares two words; NULL always looks at the memory size.
+void ws_prim_see_all_memory(uintptr_t *seen_break);
 
 // ----- threads -----------------------------------------------------------------------------
 // Calls fn(arg) when the calling thread exits (not for the main thread). false if impossible.

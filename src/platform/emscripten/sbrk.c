@@ -57,6 +57,7 @@ void *sbrk(intptr_t increment) {
   intptr_t rounded = increment >= 0 ? (intptr_t)align_up((uintptr_t)increment)
                                     : -(intptr_t)align_up((uintptr_t)-increment);
   uintptr_t old_top = current_break();
+  if (rounded == 0) return (void *)old_top;  // no compare-and-swap on a word every thread reads
   for (;;) {
     uintptr_t new_top = old_top + (uintptr_t)rounded;
     int overflows = rounded > 0 ? new_top < old_top : new_top > old_top;
