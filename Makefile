@@ -126,7 +126,7 @@ bench: libs programs
 	$(NODE) bench/runner/run.mjs $(if $(QUICK),--quick)
 
 test: libs programs
-	$(NODE) --test --test-concurrency=1 tests/
+	$(NODE) --test --test-concurrency=1 --test-timeout=1200000 tests/
 
 clean:
 	rm -rf $(BUILD)

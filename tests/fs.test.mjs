@@ -66,6 +66,12 @@ test('sharing: one description, one file and a reused descriptor number under ma
                             { coreArgs: ['4', '300'], wasmArgs: ['4', '300'], chromiumArgs: ['4', '200'] });
 });
 
+test('FIFO opens wait for each other, even for a writer that has come and gone', async () => {
+  const done = /fifo: \d+ rounds: every open returned, every round read/;
+  expectOutput(run(linux('fifo'), ['2000']), done);
+  await expectOnCoreAndWasm('fifo', done, { coreArgs: ['2000'], wasmArgs: ['2000'], chromiumArgs: ['500'] });
+});
+
 test('JS API: the host writes inputs, reads outputs and sees errno codes while pthreads use the files', async () => {
   const program = wasm('js_api', ['--pre-js', path.join(ROOT, 'tests/fs/js_api.pre.js')]);
   // Each line on its own: in Chromium the page's and the workers' console lines reach the test

@@ -8,9 +8,20 @@ import { ChromiumHost } from '../bench/runner/hosts/chromium.mjs';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DRIVER = path.join(ROOT, 'bin', 'wasmscale-cc');
 
-// Runs a command to completion; returns { status, stdout, stderr }.
+// Long enough for the slowest program the suites run (libFuzzer, sanitized stress tests).
+const RUN_TIMEOUT_MS = 300_000;
+
+// Runs a command to completion; returns { status, stdout, stderr }. A command that hangs (a
+// deadlock) is killed after options.timeout ms and fails the test with its output so far,
+// instead of holding up the whole suite.
 export function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { encoding: 'utf8', ...options });
+  const timeout = options.timeout ?? RUN_TIMEOUT_MS;
+  const result = spawnSync(command, args, { encoding: 'utf8', ...options, timeout });
+  if (result.error?.code === 'ETIMEDOUT') {
+    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.slice(-4000);
+    throw new Error(`${[command, ...args].join(' ').slice(0, 300)}: did not finish within ${timeout / 1000} s ` +
+                    `(hung?); its output so far:\n${output}`);
+  }
   if (result.error) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -302,7 +302,7 @@ void ws_console_flush(void);
 ws_pipe *ws_pipe_new(void);  // ws_node_new makes one for every FIFO node
 void ws_pipe_open_end(ws_pipe *pipe, int access);
 void ws_pipe_close_end(ws_pipe *pipe, int access);
-uint32_t ws_pipe_peer_opens(ws_pipe *pipe, int access);
+uint32_t ws_pipe_peer_mark(ws_pipe *pipe, int access);
 int ws_pipe_await_peer(ws_pipe *pipe, int access, bool nonblocking, uint32_t seen);  // FIFO open
 int64_t ws_pipe_read(ws_pipe *pipe, void *buffer, size_t length, bool nonblocking);
 int64_t ws_pipe_write(ws_pipe *pipe, const void *buffer, size_t length, bool nonblocking);

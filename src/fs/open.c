@@ -80,7 +80,7 @@ int ws_fs_openat(int dirfd, const char *path, int flags, uint32_t mode) {
   }
   ws_file *file = NULL;
   ws_pipe *fifo = error == 0 ? node->pipe : NULL;
-  uint32_t peer_opens = fifo != NULL ? ws_pipe_peer_opens(fifo, flags & O_ACCMODE) : 0;
+  uint32_t peer_mark = fifo != NULL ? ws_pipe_peer_mark(fifo, flags & O_ACCMODE) : 0;
   if (error == 0) {
     ws_node_ref(node);
     file = ws_file_new(node, flags & KEPT_FLAGS);
@@ -91,7 +91,7 @@ int ws_fs_openat(int dirfd, const char *path, int flags, uint32_t mode) {
   }
   ws_walk_done(&walk);
   if (error == 0 && fifo != NULL) {  // the file keeps the node, and so the FIFO, alive
-    error = ws_pipe_await_peer(fifo, flags & O_ACCMODE, (flags & O_NONBLOCK) != 0, peer_opens);
+    error = ws_pipe_await_peer(fifo, flags & O_ACCMODE, (flags & O_NONBLOCK) != 0, peer_mark);
     if (error != 0) ws_file_unref(file);
   }
   if (error != 0) return error;

@@ -44,16 +44,22 @@ void ws_pipe_open_end(ws_pipe *pipe, int access) {
   pthread_mutex_unlock(&pipe->lock);
 }
 
-uint32_t ws_pipe_peer_opens(ws_pipe *pipe, int access) {
+// What a FIFO open waits against, taken before it opens its own end: the peer end's opens so
+// far, less one if a peer is open now. A peer open at this moment may write, close and go
+// before the wait starts (it is released by this open's own end); counting it as one that
+// opened since keeps the wait from missing it.
+uint32_t ws_pipe_peer_mark(ws_pipe *pipe, int access) {
   pthread_mutex_lock(&pipe->lock);
-  uint32_t opens = access == O_RDONLY ? pipe->writer_opens : pipe->reader_opens;
+  bool reading = access == O_RDONLY;
+  uint32_t opens = reading ? pipe->writer_opens : pipe->reader_opens;
+  uint32_t open_now = reading ? pipe->writers : pipe->readers;
   pthread_mutex_unlock(&pipe->lock);
-  return opens;
+  return open_now > 0 ? opens - 1 : opens;
 }
 
 // A FIFO opened for reading waits for a writer, one opened for writing for a reader, as POSIX
 // asks; with O_NONBLOCK a reader goes on and a writer fails with ENXIO. A peer that opened
-// since `seen` (ws_pipe_peer_opens before this open) releases the wait even if it has gone.
+// since `seen` (ws_pipe_peer_mark before this open) releases the wait even if it has gone.
 int ws_pipe_await_peer(ws_pipe *pipe, int access, bool nonblocking, uint32_t seen) {
   if (access == O_RDWR) return 0;
   bool reading = access == O_RDONLY;

@@ -70,6 +70,7 @@ static inline char *t_getcwd(char *buffer, size_t size) { return fs_result(ws_fs
 #define t_rmdir(path) fs_result(ws_fs_unlinkat(WS_AT_FDCWD, path, AT_REMOVEDIR))
 #define t_chdir(path) fs_result(ws_fs_chdir(path))
 #define t_dup2(fd, new_fd) fs_result(ws_fs_dup3(fd, new_fd, 0))
+#define t_mkfifo(path, mode) fs_result(ws_fs_mknodat(WS_AT_FDCWD, path, S_IFIFO | (mode)))
 #else
 static inline long t_pread(int fd, void *buffer, size_t length, long long offset) { return pread(fd, buffer, length, offset); }
 static inline long t_pwrite(int fd, const void *buffer, size_t length, long long offset) {
@@ -105,6 +106,7 @@ static inline long long t_ino(const char *path) {
 #define t_rmdir rmdir
 #define t_chdir chdir
 #define t_dup2 dup2
+#define t_mkfifo mkfifo
 #endif
 
 static inline int t_count_entries(const char *path) { return t_entries_named(path, NULL); }
