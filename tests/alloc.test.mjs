@@ -80,6 +80,10 @@ test('in Wasm, a thread refreshes its view of memory another thread has just gro
   expectPass(runWasm(wasm('test_grown_memory', 'wasmscale', WASM_THREADS)), 'grown memory');
 });
 
+test('runs come from exited threads\' heaps before a large free span is cut', () => {
+  expectPassNativeTsanWasm('test_large_hole', 'large hole');
+});
+
 test('memory does not grow across 200 rounds of threads that come and go', () => {
   expectPassNativeTsanWasm('test_churn', 'churn');
 });

@@ -105,6 +105,7 @@ void _ws_free_remote(ws_page *run, ws_block *block) {
     block->next = (ws_block *)head;
     if (atomic_compare_exchange_weak_explicit(&run->thread_free, &head, (uintptr_t)block,
                                               memory_order_release, memory_order_relaxed)) {
+      if (head == 0) _ws_note_pending_list(__atomic_load_n(&run->size_class, __ATOMIC_RELAXED));
       return;
     }
   }

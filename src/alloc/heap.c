@@ -20,6 +20,7 @@ static ws_prim_lock builtin_lock = WS_PRIM_LOCK_INIT;
 static _Atomic(ws_heap *) all_heaps;
 static _Atomic bool initialised;
 static ws_prim_lock init_lock = WS_PRIM_LOCK_INIT;
+static _Atomic uint32_t abandoned_heaps;  // not yet adopted
 
 static void heap_reset(ws_heap *heap) {
   memset(heap, 0, sizeof *heap);
@@ -93,6 +94,8 @@ static void abandon(void *arg) {
   // Runs this thread handed over earlier may have had their last blocks back meanwhile
   // (often from this thread, just now): give those to the pool.
   _ws_release_empty_orphans();
+  // Counted first: whoever adopts the heap, as soon as it is marked, counts it out.
+  atomic_fetch_add_explicit(&abandoned_heaps, 1, memory_order_relaxed);
   atomic_store_explicit(&heap->state, WS_HEAP_ABANDONED, memory_order_release);
 }
 
@@ -105,6 +108,8 @@ static bool claim(ws_heap *heap, int from, int to) {
   return true;
 }
 
+bool _ws_heaps_abandoned(void) { return atomic_load_explicit(&abandoned_heaps, memory_order_relaxed) != 0; }
+
 void _ws_heap_reclaim_abandoned(void) {
   for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) {
     if (claim(heap, WS_HEAP_ABANDONED, WS_HEAP_BUSY)) {
@@ -116,7 +121,10 @@ void _ws_heap_reclaim_abandoned(void) {
 
 static ws_heap *adopt_abandoned(void) {
   for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) {
-    if (claim(heap, WS_HEAP_ABANDONED, WS_HEAP_LIVE)) return heap;
+    if (claim(heap, WS_HEAP_ABANDONED, WS_HEAP_LIVE)) {
+      atomic_fetch_sub_explicit(&abandoned_heaps, 1, memory_order_relaxed);
+      return heap;
+    }
   }
   return NULL;
 }

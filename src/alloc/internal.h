@@ -41,7 +41,7 @@
 #define WS_CACHE_LINE 64                        // descriptors of different threads' runs never share one
 #define WS_DIRECT_MAX 1024                      // sizes up to this find their run in one lookup
 #define WS_SPARE_RUNS 4                         // emptied one-page runs a heap keeps for reuse
-#define WS_STEAL_SCAN 256                       // page descriptors looked at per attempt to reuse pending frees
+#define WS_STEAL_SCAN 4096                      // page descriptors looked at per attempt to reuse pending frees
 #define WS_KEEP_BYTES ((size_t)16 << 10)        // per class: other heaps' blocks a heap keeps from its own frees...
 #define WS_KEEP_MAX_BLOCKS 64                   // ...in bytes, and at most this many blocks
 #define WS_SURPLUS_EVERY 64                     // a class's run switches per look for surplus runs (a power of two)
@@ -214,10 +214,16 @@ bool _ws_map_ensure(size_t first, size_t count);
 // ---------------------------------------------------------------------------------------
 // Span pool (span.c): the only lock, taken for runs and large blocks.
 // ---------------------------------------------------------------------------------------
+// Where a span may come from.
+typedef enum {
+  WS_SPAN_SMALL_FREE,  // free spans under WS_SPAN_BINS pages only: the large ones stay whole
+  WS_SPAN_ANY_FREE,    // any free span
+  WS_SPAN_MAY_GROW,    // any free span, else more memory from the platform
+} ws_span_source;
 // A span of `pages` whose start is aligned to `alignment` (a power of two; a page or more is
-// honoured exactly), marked `kind` with every other page pointing at the head. Takes more
-// memory from the platform only if may_grow. NULL: no memory.
-ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, bool may_grow);
+// honoured exactly), marked `kind` with every other page pointing at the head. NULL: none
+// from `source`.
+ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_span_source source);
 // The same, but first from free memory, then from what exited threads left, then by growing.
 ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind kind);
 void _ws_span_free(ws_page *head);
@@ -246,6 +252,7 @@ ws_heap *_ws_heap_builtin_lock(void);    // the shared, locked heap for code wit
 void _ws_heap_builtin_unlock(void);
 ws_heap *_ws_heap_list(void);
 void _ws_heap_reclaim_abandoned(void);   // returns empty runs of abandoned heaps to the pool
+bool _ws_heaps_abandoned(void);          // some heap waits to be adopted
 
 // Takes the first free block of `run` (which must have one) for the owner `heap`.
 static inline void *_ws_pop_block(ws_heap *heap, ws_page *run, unsigned size_class) {
@@ -312,6 +319,15 @@ void _ws_collect_delayed(ws_heap *heap);
 void _ws_run_collect(ws_heap *heap, ws_page *run);
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);
 void _ws_release_spares(ws_heap *heap);
+// Per class: set when a remote free starts a pending list on a run of the class, cleared by a
+// search for the class that finds none (steal.c). Stored only when it changes, so the line
+// stays shared while frees keep arriving.
+extern _Atomic bool _ws_pending_lists[WS_CLASSES];
+static inline void _ws_note_pending_list(unsigned size_class) {
+  if (!atomic_load_explicit(&_ws_pending_lists[size_class], memory_order_relaxed)) {
+    atomic_store_explicit(&_ws_pending_lists[size_class], true, memory_order_relaxed);
+  }
+}
 bool _ws_steal_pending(ws_heap *heap, unsigned size_class);  // false: none found
 void _ws_free_remote(ws_page *run, ws_block *block);          // onto the run's owner's lists
 // Orphaned runs (orphan.c): partly used runs handed from one heap to another.

@@ -136,8 +136,8 @@ static bool grow_locked(size_t pages) {
 // Finds a free span holding `pages` pages at an `alignment`-aligned start; returns the head and
 // the number of leading pages to skip. Best fit by bin, and the lowest address within a bin:
 // address-ordered placement keeps long-lived blocks together and free space in large pieces.
-static ws_page *find_locked(size_t pages, size_t alignment, size_t *lead) {
-  for (size_t bin = bin_of(pages); bin <= WS_SPAN_BINS; bin++) {
+static ws_page *find_locked(size_t pages, size_t alignment, size_t last_bin, size_t *lead) {
+  for (size_t bin = bin_of(pages); bin <= last_bin; bin++) {
     ws_page *best = NULL;
     size_t best_skip = 0;
     for (ws_page *span = bins[bin]; span != NULL; span = span->next) {
@@ -160,14 +160,15 @@ static ws_page *find_locked(size_t pages, size_t alignment, size_t *lead) {
   return NULL;
 }
 
-ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, bool may_grow) {
+ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_span_source source) {
   if (alignment < WS_PAGE_SIZE) alignment = WS_PAGE_SIZE;
   if (pages == 0 || pages > WS_WINDOW_PAGES || alignment > WS_WINDOW_MAX / 2) return NULL;
+  size_t last_bin = source == WS_SPAN_SMALL_FREE ? WS_SPAN_BINS - 1 : WS_SPAN_BINS;
   lock_pool();
   size_t lead = 0;
-  ws_page *span = find_locked(pages, alignment, &lead);
-  if (span == NULL && may_grow && grow_locked(pages + alignment / WS_PAGE_SIZE - 1)) {
-    span = find_locked(pages, alignment, &lead);
+  ws_page *span = find_locked(pages, alignment, last_bin, &lead);
+  if (span == NULL && source == WS_SPAN_MAY_GROW && grow_locked(pages + alignment / WS_PAGE_SIZE - 1)) {
+    span = find_locked(pages, alignment, last_bin, &lead);
   }
   if (span == NULL) {
     unlock_pool();

@@ -17,7 +17,12 @@ static ws_block *take_pending(ws_heap *heap, ws_page *run, unsigned size_class) 
   // The flag: a full run whose next free must reach its owner; leave that protocol alone.
   if (list == 0 || (list & WS_NOTIFY_OWNER) != 0) return NULL;
   if (__atomic_load_n(&run->size_class, __ATOMIC_RELAXED) != size_class) return NULL;
-  if (atomic_load_explicit(&run->owner, memory_order_relaxed) == heap) return NULL;
+  ws_heap *owner = atomic_load_explicit(&run->owner, memory_order_relaxed);
+  if (owner == heap) return NULL;
+  // An exited thread's runs are reclaimed whole before a large free span is cut (alloc.c);
+  // borrowed blocks would keep them from emptying (test_large_hole).
+  ws_prim_see_memory(owner, sizeof *owner);
+  if (atomic_load_explicit(&owner->state, memory_order_relaxed) == WS_HEAP_ABANDONED) return NULL;
   if (!atomic_compare_exchange_strong_explicit(&run->thread_free, &list, 0, memory_order_acquire,
                                                memory_order_relaxed)) {
     return NULL;
@@ -38,7 +43,10 @@ static ws_block *take_pending(ws_heap *heap, ws_page *run, unsigned size_class) 
   return (ws_block *)list;
 }
 
+_Atomic bool _ws_pending_lists[WS_CLASSES];
+
 bool _ws_steal_pending(ws_heap *heap, unsigned size_class) {
+  if (!atomic_load_explicit(&_ws_pending_lists[size_class], memory_order_relaxed)) return false;
   ws_block *list = NULL;
   uint32_t index = heap->steal_cursor;
   unsigned looked = 0, chunks_skipped = 0;
@@ -56,7 +64,10 @@ bool _ws_steal_pending(ws_heap *heap, unsigned size_class) {
     looked++;
   }
   heap->steal_cursor = index;
-  if (list == NULL) return false;
+  if (list == NULL) {
+    atomic_store_explicit(&_ws_pending_lists[size_class], false, memory_order_relaxed);
+    return false;
+  }
 
   WS_COUNTER_ADD(heap->borrowed_blocks, _ws_keep_list(heap, size_class, list));
   return true;

@@ -1,0 +1,60 @@
+// A large free span stays whole while exited threads' heaps still hold memory to reclaim
+// (alloc.c, free_span_source): threads that come and go free and allocate large blocks (in
+// Wasm, their stacks), and if the next thread's runs were cut from the hole the last one left,
+// the next large block would no longer fit and memory would grow by all of it.
+//
+// The main thread allocates a large block; a thread allocates BLOCKS blocks, hands them over and
+// exits; the main thread frees the large block, then the thread's blocks (they wait on the
+// exited heap's runs), then allocates as many blocks again and a large block of the first size.
+// The runs for those blocks must come from the exited heap's, so the large block fits in its
+// old place: the memory reserved must not grow.
+#include "check.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "wasmscale/alloc.h"
+
+enum { LARGE = 3 << 19 /* 1.5 MiB: well over the pool's largest bin (1 MiB) */, BLOCKS = 600, SIZE = 1500 };
+
+static unsigned char *blocks[BLOCKS];
+
+static void *allocating_thread(void *arg) {
+  (void)arg;
+  for (int i = 0; i < BLOCKS; i++) {
+    blocks[i] = WS(malloc)(SIZE);
+    if (blocks[i] != NULL) memset(blocks[i], 0xA5, SIZE);
+  }
+  return NULL;
+}
+
+int main(void) {
+  printf("large hole: starting\n");  // stdout's buffer before the large block
+  unsigned char *large = WS(malloc)(LARGE);
+  CHECK(large != NULL);
+  pthread_t thread;
+  CHECK(pthread_create(&thread, NULL, allocating_thread, NULL) == 0);
+  CHECK(pthread_join(thread, NULL) == 0);
+  WS(free)(large);
+  for (int i = 0; i < BLOCKS; i++) {
+    CHECK(blocks[i] != NULL && blocks[i][0] == 0xA5 && blocks[i][SIZE - 1] == 0xA5);
+    WS(free)(blocks[i]);
+  }
+
+  ws_alloc_stats before, after;
+  ws_alloc_get_stats(&before);
+  for (int i = 0; i < BLOCKS; i++) {
+    blocks[i] = WS(malloc)(SIZE);
+    CHECK(blocks[i] != NULL);
+  }
+  large = WS(malloc)(LARGE);
+  CHECK(large != NULL);
+  ws_alloc_get_stats(&after);
+  printf("large hole: reserved %llu -> %llu bytes\n", (unsigned long long)before.bytes_reserved,
+         (unsigned long long)after.bytes_reserved);
+  CHECK(after.bytes_reserved == before.bytes_reserved);
+
+  WS(free)(large);
+  for (int i = 0; i < BLOCKS; i++) WS(free)(blocks[i]);
+  return check_summary("large hole");
+}
