@@ -1,6 +1,6 @@
 // The wasmscale allocator's tests: API semantics, multithreaded stress, thread churn, checked
 // mode and out-of-memory, natively (plain, ASan+UBSan, TSan, libFuzzer) and in Wasm on Node.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +8,7 @@ import path from 'node:path';
 import { DRIVER, ROOT, run, runWasm } from './helpers.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-alloc-'));
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 const testSource = (name) => path.join(ROOT, 'tests', 'alloc', `${name}.c`);
 const ALLOC_SOURCES = [
   ...fs.readdirSync(path.join(ROOT, 'src/alloc')).filter((f) => f.endsWith('.c')).map((f) => path.join(ROOT, 'src/alloc', f)),

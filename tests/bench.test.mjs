@@ -1,6 +1,6 @@
 // The benchmark suite: every program verifies its results with every peer on Node and in
 // Chromium (quick mode), results match the schema, and the report and charts are written.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,6 +11,7 @@ import { validateResults, RECORD_KEYS, SCHEMA } from '../bench/runner/schema.mjs
 import { parseOutput } from '../bench/runner/protocol.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-bench-'));
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 test('quick suite: every configuration verifies on every host; JSON, report and charts are written', () => {
   const out = path.join(scratch, 'results');

@@ -1,5 +1,5 @@
 // bin/wasmscale-cc: its options, its errors, and real builds with every allocator and file system.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +8,7 @@ import { DRIVER, ROOT, run, runWasm } from './helpers.mjs';
 
 const FIXTURE = path.join(ROOT, 'tests', 'fixtures', 'hello_threads.c');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-driver-'));
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 function expectUsageError(args, pattern, env = {}) {
   const result = run(DRIVER, args, { env: { ...process.env, ...env } });
