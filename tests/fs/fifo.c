@@ -4,13 +4,14 @@
 // went released it) and read the round's bytes, then end of file.
 //   fifo [rounds]
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "calls.h"
 
-static int failures;
+static _Atomic int failures;  // counted by both threads
 
 static void fail(const char *what, int round, long detail) {
   printf("fifo: round %d: %s (%ld, errno %d)\n", round, what, detail, errno);
@@ -19,7 +20,10 @@ static void fail(const char *what, int round, long detail) {
 
 static void write_round(int round) {
   int fd = (int)t_open("fifo", O_WRONLY, 0);
-  if (fd < 0) return fail("open for writing", round, fd);
+  if (fd < 0) {
+    fail("open for writing", round, fd);
+    return;
+  }
   long wrote = t_write(fd, &round, sizeof round);
   if (wrote != sizeof round) fail("write", round, wrote);
   t_close(fd);
@@ -27,7 +31,10 @@ static void write_round(int round) {
 
 static void read_round(int round) {
   int fd = (int)t_open("fifo", O_RDONLY, 0);
-  if (fd < 0) return fail("open for reading", round, fd);
+  if (fd < 0) {
+    fail("open for reading", round, fd);
+    return;
+  }
   int got = -1;
   long length = t_read(fd, &got, sizeof got);
   if (length != sizeof got || got != round) fail("read the round's bytes", round, length == sizeof got ? got : length);
