@@ -101,6 +101,10 @@ test('a heap with many more free blocks than it needs hands runs over to the hea
   expectPassNativeTsanWasm('test_handoff', 'handoff');
 });
 
+test('a thread reuses the runs it empties instead of trading them through the pool, natively, under TSan and in Wasm', () => {
+  expectPassNativeTsanWasm('test_spares', 'spares');
+});
+
 const MISUSES = {
   'double-free': /^wasmscale: double free \(address 0x[0-9a-f]+\)$/m,
   'invalid-pointer': /^wasmscale: free\(\) of a pointer this allocator never returned \(address 0x[0-9a-f]+\)$/m,

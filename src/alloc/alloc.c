@@ -57,16 +57,25 @@ void _ws_list_insert_second(ws_heap *heap, ws_page *run) {
   first->next = run;
 }
 
-// A spare one-page run, preferring one that last served this class: its free list still holds
-// every block, so it needs no rebuilding (and its memory is likely still in cache).
-static ws_page *take_spare(ws_heap *heap, unsigned size_class) {
-  ws_page **link = &heap->spare_runs;
-  while (*link != NULL && (*link)->size_class != size_class) link = &(*link)->next;
-  if (*link == NULL) link = &heap->spare_runs;
+// The link to a spare run of `pages` pages, preferring one that last served this class: its free
+// list still holds every block, so it needs no rebuilding (and its memory is likely still in
+// cache). NULL if the heap has no spare of that length.
+static ws_page **spare_link(ws_heap *heap, unsigned size_class, uint32_t pages) {
+  ws_page **fits = NULL;
+  for (ws_page **link = &heap->spare_runs; *link != NULL; link = &(*link)->next) {
+    if ((*link)->pages != pages) continue;
+    if ((*link)->size_class == size_class) return link;
+    if (fits == NULL) fits = link;
+  }
+  return fits;
+}
+
+static ws_page *take_spare(ws_heap *heap, unsigned size_class, uint32_t pages) {
+  ws_page **link = spare_link(heap, size_class, pages);
+  if (link == NULL) return NULL;
   ws_page *run = *link;
-  if (run == NULL) return NULL;
   *link = run->next;
-  heap->spare_count--;
+  heap->spare_pages -= run->pages;
   return run;
 }
 
@@ -96,12 +105,12 @@ static ws_page *pool_run(ws_heap *heap, uint32_t pages, bool may_grow) {
 // the pool. (Taking them in before every fresh run, a walk over every class list, was a fifth
 // of the slow path's time on the standard workload.)
 static ws_page *spare_or_pool_run(ws_heap *heap, unsigned size_class, uint32_t pages, bool *spare) {
-  ws_page *run = pages == 1 ? take_spare(heap, size_class) : NULL;
+  ws_page *run = take_spare(heap, size_class, pages);
   if (run == NULL) run = pool_run(heap, pages, false);
   else *spare = true;
   if (run != NULL) return run;
   collect_all_classes(heap, size_class);
-  run = pages == 1 ? take_spare(heap, size_class) : NULL;
+  run = take_spare(heap, size_class, pages);
   if (run != NULL) *spare = true;
   return run != NULL ? run : pool_run(heap, pages, true);
 }
@@ -215,8 +224,8 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
   // A run another heap handed over is memory already spent: use it first.
   if ((run = _ws_adopt_orphan(heap, size_class)) != NULL) return _ws_pop_block(heap, run, size_class);
   // Unless a spare run can serve, reuse blocks other threads freed but their owners have not
-  // taken in (steal.c) before taking memory from the pool. Spares are one page.
-  if ((heap->spare_runs == NULL || _ws_class_run_pages(size_class) > 1) && _ws_steal_pending(heap, size_class)) {
+  // taken in (steal.c) before taking memory from the pool.
+  if (spare_link(heap, size_class, _ws_class_run_pages(size_class)) == NULL && _ws_steal_pending(heap, size_class)) {
     return _ws_pop_block(heap, &heap->kept[size_class], size_class);
   }
   run = fresh_run(heap, size_class);

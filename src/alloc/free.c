@@ -15,10 +15,10 @@ void _ws_run_release_if_empty(ws_heap *heap, ws_page *run) {
   if (run->used != 0 || run->in_full) return;
   if (heap->avail[run->size_class] == run && run->next == NULL) return;
   _ws_list_remove(heap, run);
-  if (run->pages == 1 && heap->spare_count < WS_SPARE_RUNS && heap != &_ws_exited_heap) {
+  if (heap->spare_pages + run->pages <= WS_SPARE_PAGES && heap != &_ws_exited_heap) {
     run->next = heap->spare_runs;
     heap->spare_runs = run;
-    heap->spare_count++;
+    heap->spare_pages += run->pages;
     return;
   }
   _ws_note_run_released(heap, run);
@@ -33,7 +33,7 @@ void _ws_release_spares(ws_heap *heap) {
     _ws_note_run_released(heap, run);
     _ws_span_free(run);
   }
-  heap->spare_count = 0;
+  heap->spare_pages = 0;
 }
 
 static void unfull(ws_heap *heap, ws_page *run) {
