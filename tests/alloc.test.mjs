@@ -101,7 +101,7 @@ test('a heap with many more free blocks than it needs hands runs over to the hea
   expectPassNativeTsanWasm('test_handoff', 'handoff');
 });
 
-test('a thread reuses the runs it empties instead of trading them through the pool, natively, under TSan and in Wasm', () => {
+test('a thread reuses the runs it empties instead of trading them through the pool, and an idle one keeps few, natively, under TSan and in Wasm', () => {
   expectPassNativeTsanWasm('test_spares', 'spares');
 });
 

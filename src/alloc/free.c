@@ -9,13 +9,34 @@
 
 // ----- the owner's side ----------------------------------------------------------------------
 
+// Pages of spare runs a heap may keep: enough that a thread cycling through memory rarely meets
+// the pool, in proportion to what it holds, so a thread that freed everything and idles keeps
+// little from other threads.
+static uint32_t spare_limit(const ws_heap *heap) {
+  uint32_t share = (uint32_t)(heap->run_bytes / WS_PAGE_SIZE / WS_SPARE_SHARE);
+  return share < WS_SPARE_PAGES_MIN ? WS_SPARE_PAGES_MIN : share > WS_SPARE_PAGES ? WS_SPARE_PAGES : share;
+}
+
+static void release_spares_beyond(ws_heap *heap, uint32_t keep_pages) {
+  while (heap->spare_pages > keep_pages) {
+    ws_page *run = heap->spare_runs;
+    heap->spare_runs = run->next;
+    heap->spare_pages -= run->pages;
+    run->next = NULL;
+    _ws_note_run_released(heap, run);
+    _ws_span_free(run);
+  }
+}
+
+void _ws_release_spares(ws_heap *heap) { release_spares_beyond(heap, 0); }
+
 // Gives an emptied run back to the pool, unless it is its class's only run (keeping one
-// avoids taking and returning a run on every few allocations).
+// avoids taking and returning a run on every few allocations) or the heap keeps it as a spare.
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run) {
   if (run->used != 0 || run->in_full) return;
   if (heap->avail[run->size_class] == run && run->next == NULL) return;
   _ws_list_remove(heap, run);
-  if (heap->spare_pages + run->pages <= WS_SPARE_PAGES && heap != &_ws_exited_heap) {
+  if (heap->spare_pages + run->pages <= spare_limit(heap) && heap != &_ws_exited_heap) {
     run->next = heap->spare_runs;
     heap->spare_runs = run;
     heap->spare_pages += run->pages;
@@ -23,17 +44,8 @@ void _ws_run_release_if_empty(ws_heap *heap, ws_page *run) {
   }
   _ws_note_run_released(heap, run);
   _ws_span_free(run);
-}
-
-void _ws_release_spares(ws_heap *heap) {
-  while (heap->spare_runs != NULL) {
-    ws_page *run = heap->spare_runs;
-    heap->spare_runs = run->next;
-    run->next = NULL;
-    _ws_note_run_released(heap, run);
-    _ws_span_free(run);
-  }
-  heap->spare_pages = 0;
+  // A heap giving memory back may be emptying altogether: its spares shrink with it.
+  release_spares_beyond(heap, spare_limit(heap));
 }
 
 static void unfull(ws_heap *heap, ws_page *run) {

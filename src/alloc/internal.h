@@ -40,7 +40,9 @@
 #define WS_SPAN_BINS 64                         // free spans binned by page count
 #define WS_CACHE_LINE 64                        // descriptors of different threads' runs never share one
 #define WS_DIRECT_MAX 1024                      // sizes up to this find their run in one lookup
-#define WS_SPARE_PAGES 16                       // pages of emptied runs a heap keeps for reuse
+#define WS_SPARE_PAGES 16                       // pages of emptied runs a heap keeps for reuse, at most...
+#define WS_SPARE_SHARE 8                        // ...and at most 1/8 of the pages it holds in runs...
+#define WS_SPARE_PAGES_MIN 4                    // ...unless that is below this
 #define WS_STEAL_SCAN 4096                      // page descriptors looked at per attempt to reuse pending frees
 #define WS_KEEP_BYTES ((size_t)16 << 10)        // per class: other heaps' blocks a heap keeps from its own frees...
 #define WS_KEEP_MAX_BLOCKS 64                   // ...in bytes, and at most this many blocks
@@ -135,7 +137,7 @@ typedef struct ws_heap {
   // Emptied runs kept for the next fresh run of the same length, so a thread that cycles
   // through memory does not take the pool lock for every run (linked through next).
   ws_page *spare_runs;
-  uint32_t spare_pages;            // their pages, at most WS_SPARE_PAGES
+  uint32_t spare_pages;            // their pages (spare_limit in free.c)
   // Per class, blocks of other heaps' runs this heap hands out before its own (kept.c): ones
   // its thread freed, and pending frees taken over (steal.c). Stand-in runs, never in the
   // page map, first in their class list while they have blocks.
