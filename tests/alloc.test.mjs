@@ -81,7 +81,7 @@ test('in Wasm, a thread refreshes its view of memory another thread has just gro
   expectPass(runWasm(wasm('test_grown_memory', 'wasmscale', WASM_THREADS)), 'grown memory');
 });
 
-test('runs come from exited threads\' heaps before a large free span is cut', () => {
+test('a large block\'s hole stays whole: runs come from the top of memory and from exited threads\' heaps first', () => {
   expectPassNativeTsanWasm('test_large_hole', 'large hole');
 });
 

@@ -89,12 +89,18 @@ static void release_locked(ws_page *head, size_t pages) {
 
 // ----- growing -------------------------------------------------------------------------------
 
+// The free span at the end of the pool's memory, or NULL.
+static ws_page *top_span_locked(void) {
+  ws_page *last = owned_end != 0 ? ws_page_at_index(ws_address_index(owned_end) - 1) : NULL;
+  return last != NULL && last->kind == WS_PAGE_FREE ? last->head : NULL;
+}
+
 // Free pages at the top of the pool's memory, which new memory from the platform would extend
 // (only while the break is still where the pool left it: otherwise the new memory is elsewhere).
 static size_t free_pages_at_top(void) {
   if (owned_end == 0 || ws_prim_break() != owned_end) return 0;
-  ws_page *last = ws_page_at_index(ws_address_index(owned_end) - 1);
-  return last != NULL && last->kind == WS_PAGE_FREE ? last->head->pages : 0;
+  ws_page *top = top_span_locked();
+  return top != NULL ? top->pages : 0;
 }
 
 // Takes more pages from the platform and adds them to the bins, so that a span of `pages` is
@@ -136,8 +142,22 @@ static bool grow_locked(size_t pages) {
 // Finds a free span holding `pages` pages at an `alignment`-aligned start; returns the head and
 // the number of leading pages to skip. Best fit by bin, and the lowest address within a bin:
 // address-ordered placement keeps long-lived blocks together and free space in large pieces.
-static ws_page *find_locked(size_t pages, size_t alignment, size_t last_bin, size_t *lead) {
+//
+// A run that must come out of a large free span comes out of the one at the top of memory, if
+// that is large enough: the others are mostly holes large blocks left, and threads that come and
+// go free their stacks and make new ones of the same size, which a run in the hole would push
+// onto new memory. (Small-block workload, Wasm on Node, 4 threads, 70 processes of 5
+// repetitions each: peaks over 17.2 MB, the stack pushed out, in 10 before, none after; the
+// usual peak is 16.6 MB.)
+static ws_page *find_locked(size_t pages, size_t alignment, size_t last_bin, ws_page_kind kind, size_t *lead) {
   for (size_t bin = bin_of(pages); bin <= last_bin; bin++) {
+    if (bin == WS_SPAN_BINS && kind == WS_PAGE_RUN) {  // runs need no alignment beyond a page
+      ws_page *top = top_span_locked();
+      if (top != NULL && top->pages >= WS_SPAN_BINS && top->pages >= pages) {
+        *lead = 0;
+        return top;
+      }
+    }
     ws_page *best = NULL;
     size_t best_skip = 0;
     for (ws_page *span = bins[bin]; span != NULL; span = span->next) {
@@ -166,9 +186,9 @@ ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_sp
   size_t last_bin = source == WS_SPAN_SMALL_FREE ? WS_SPAN_BINS - 1 : WS_SPAN_BINS;
   lock_pool();
   size_t lead = 0;
-  ws_page *span = find_locked(pages, alignment, last_bin, &lead);
+  ws_page *span = find_locked(pages, alignment, last_bin, kind, &lead);
   if (span == NULL && source == WS_SPAN_MAY_GROW && grow_locked(pages + alignment / WS_PAGE_SIZE - 1)) {
-    span = find_locked(pages, alignment, last_bin, &lead);
+    span = find_locked(pages, alignment, last_bin, kind, &lead);
   }
   if (span == NULL) {
     unlock_pool();

@@ -1,8 +1,14 @@
-// A large free span stays whole while exited threads' heaps still hold memory to reclaim
-// (alloc.c, free_span_source): threads that come and go free and allocate large blocks (in
-// Wasm, their stacks), and if the next thread's runs were cut from the hole the last one left,
-// the next large block would no longer fit and memory would grow by all of it.
+// Threads that come and go free and allocate large blocks (in Wasm, their stacks), and if the
+// next thread's runs were cut from the hole the last one left, the next large block would no
+// longer fit and memory would grow by all of it. Two defences, one test each:
 //
+// Runs that need a large free span are cut from the one at the top of memory (span.c): the
+// main thread makes a hole between two large blocks and a larger free span at the top, then
+// allocates blocks needing more runs than any small free span holds; a large block the size of
+// the hole must then get the hole back.
+//
+// A large free span stays whole while exited threads' heaps still hold memory to reclaim
+// (alloc.c, free_span_source).
 // The main thread allocates a large block; a thread allocates BLOCKS blocks, hands them over and
 // exits; the main thread frees the large block, then the thread's blocks (they wait on the
 // exited heap's runs), then allocates as many blocks again and a large block of the first size.
@@ -16,8 +22,23 @@
 #include "wasmscale/alloc.h"
 
 enum { LARGE = 3 << 19 /* 1.5 MiB: well over the pool's largest bin (1 MiB) */, BLOCKS = 600, SIZE = 1500 };
+enum { TOP = 5 << 20, MANY = 2000 /* about 190 pages of runs */ };
 
-static unsigned char *blocks[BLOCKS];
+static unsigned char *blocks[MANY];
+
+static void runs_leave_a_large_hole_whole(void) {
+  unsigned char *hole = WS(malloc)(LARGE), *after = WS(malloc)(LARGE), *top = WS(malloc)(TOP);
+  CHECK(hole != NULL && after != NULL && top != NULL);
+  WS(free)(top);   // the pool's top: at least TOP free
+  WS(free)(hole);  // a hole of LARGE between used memory
+  for (int i = 0; i < MANY; i++) CHECK((blocks[i] = WS(malloc)(SIZE)) != NULL);
+  unsigned char *again = WS(malloc)(LARGE);
+  printf("large hole: a hole at %p, the next large block at %p\n", (void *)hole, (void *)again);
+  CHECK(again == hole);
+  WS(free)(again);
+  WS(free)(after);
+  for (int i = 0; i < MANY; i++) WS(free)(blocks[i]);
+}
 
 static void *allocating_thread(void *arg) {
   (void)arg;
@@ -30,6 +51,7 @@ static void *allocating_thread(void *arg) {
 
 int main(void) {
   printf("large hole: starting\n");  // stdout's buffer before the large block
+  runs_leave_a_large_hole_whole();
   unsigned char *large = WS(malloc)(LARGE);
   CHECK(large != NULL);
   pthread_t thread;
