@@ -36,6 +36,7 @@ void _ws_run_release_if_empty(ws_heap *heap, ws_page *run) {
   if (run->used != 0 || run->in_full) return;
   if (heap->avail[run->size_class] == run && run->next == NULL) return;
   _ws_list_remove(heap, run);
+  _ws_run_fold_counts(heap, run);  // a spare may serve another class next
   if (heap->spare_pages + run->pages <= spare_limit(heap) && heap != &_ws_exited_heap) {
     run->next = heap->spare_runs;
     heap->spare_runs = run;

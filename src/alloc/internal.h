@@ -93,7 +93,14 @@ typedef struct ws_page {
   _Atomic uintptr_t thread_free;  // runs: blocks freed by other threads, | WS_NOTIFY_OWNER
   _Atomic(struct ws_heap *) owner;  // runs: the heap that allocates from this run
   struct ws_page *next, *prev;  // heap class list, or pool bin
+  // Runs and stand-ins: blocks handed out and taken back by the owner since they were last
+  // added to its heap's per-class statistics (_ws_run_fold_counts). Counting here, on the line
+  // the fast path writes anyway, spares it a store into the heap's arrays.
+  uint64_t allocations, frees;
 } __attribute__((aligned(WS_CACHE_LINE))) ws_page;
+#ifdef __EMSCRIPTEN__
+_Static_assert(sizeof(ws_page) == WS_CACHE_LINE, "a page descriptor fills one cache line");
+#endif
 
 // ---------------------------------------------------------------------------------------
 // Heaps.
@@ -146,8 +153,9 @@ typedef struct ws_heap {
   uint32_t steal_cursor;           // page index where the next search for pending frees starts
   _Atomic int state;               // ws_heap_state
   struct ws_heap *next_heap;       // all heaps ever made (never freed, so lists stay valid)
-  // Statistics, written by the owner only: one counter per allocation and per free. Bytes in
-  // use follow from them (blocks of a class all have the class's size).
+  // Statistics, written by the owner only. Per class, allocations and frees counted so far;
+  // those since a run's last fold are still in the run (ws_page.allocations). Bytes in use
+  // follow from them (blocks of a class all have the class's size).
   uint64_t class_allocations[WS_CLASSES];
   uint64_t class_frees[WS_CLASSES];          // frees the owner has taken back, local or remote
   uint64_t large_allocations;
@@ -231,6 +239,7 @@ ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind 
 void _ws_span_free(ws_page *head);
 bool _ws_span_extend(ws_page *head, size_t pages);  // grow a large block in place
 void _ws_span_stats(ws_alloc_stats *stats);
+void _ws_span_add_run_counts(uint64_t *allocations, uint64_t *frees);  // runs' unfolded counts, by class
 bool _ws_span_trim(void);                           // give the free top back to the platform
 
 // ---------------------------------------------------------------------------------------
@@ -258,10 +267,11 @@ bool _ws_heaps_abandoned(void);          // some heap waits to be adopted
 
 // Takes the first free block of `run` (which must have one) for the owner `heap`.
 static inline void *_ws_pop_block(ws_heap *heap, ws_page *run, unsigned size_class) {
+  (void)heap, (void)size_class;
   ws_block *block = run->free;
   run->free = block->next;
   run->used++;
-  WS_COUNTER_ADD(heap->class_allocations[size_class], 1);
+  WS_COUNTER_ADD(run->allocations, 1);
   return block;
 }
 
@@ -305,7 +315,7 @@ static inline void _ws_free_local(ws_heap *heap, ws_page *run, ws_block *block) 
   block->next = run->free;
   run->free = block;
   run->used--;
-  WS_COUNTER_ADD(heap->class_frees[run->size_class], 1);
+  WS_COUNTER_ADD(run->frees, 1);
   if (ws_unlikely(run->in_full || run->used == 0)) _ws_free_local_rare(heap, run);
 }
 
@@ -350,7 +360,8 @@ size_t _ws_usable_size(const void *p);
 // Global counters kept with atomics (slow paths only).
 extern _Atomic uint64_t _ws_large_in_use;
 extern _Atomic uint64_t _ws_large_in_use_peak;
-uint64_t _ws_heap_in_use(const ws_heap *heap);  // owner's view, or approximate from elsewhere
+void _ws_run_fold_counts(ws_heap *heap, ws_page *run);    // owner only: run's counts into the heap's
+void _ws_run_add_counts(const ws_page *run, uint64_t *allocations, uint64_t *frees);  // its unfolded counts, by class
 void _ws_note_run_taken(ws_heap *heap, ws_page *run);     // owner only
 void _ws_note_run_released(ws_heap *heap, ws_page *run);  // owner only
 void _ws_note_large_peak(void);

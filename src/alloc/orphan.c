@@ -49,6 +49,7 @@ static void unlink_orphan(ws_page *run) {
 
 void _ws_orphan_run(ws_heap *heap, ws_page *run) {
   _ws_list_remove(heap, run);
+  _ws_run_fold_counts(heap, run);
   _ws_note_run_released(heap, run);
   run->waited = false;
   // From here on the former owner's own frees into the run take the remote path too.

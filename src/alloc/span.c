@@ -263,6 +263,20 @@ bool _ws_span_trim(void) {
   return trimmed;
 }
 
+// Under the pool lock, which every change of a page's kind holds.
+void _ws_span_add_run_counts(uint64_t *allocations, uint64_t *frees) {
+  ws_prim_see_all_memory(NULL);  // descriptors in memory any thread grew
+  lock_pool();
+  for (size_t chunk = 0; chunk < WS_MAP_CHUNKS; chunk++) {
+    ws_page *pages = __atomic_load_n(&_ws_page_map[chunk], __ATOMIC_ACQUIRE);
+    if (pages == NULL) continue;
+    for (size_t i = 0; i < WS_MAP_CHUNK_PAGES; i++) {
+      if (pages[i].kind == WS_PAGE_RUN) _ws_run_add_counts(&pages[i], allocations, frees);
+    }
+  }
+  unlock_pool();
+}
+
 void _ws_span_stats(ws_alloc_stats *stats) {
   lock_pool();
   stats->bytes_reserved = reserved;

@@ -7,13 +7,29 @@
 _Atomic uint64_t _ws_large_in_use;
 _Atomic uint64_t _ws_large_in_use_peak;
 
-uint64_t _ws_heap_in_use(const ws_heap *heap) {
-  uint64_t bytes = 0;
-  for (unsigned i = 0; i < WS_CLASSES; i++) {
-    uint64_t live = WS_COUNTER_READ(heap->class_allocations[i]) - WS_COUNTER_READ(heap->class_frees[i]);
-    bytes += live * _ws_class_size(i);
+void _ws_run_fold_counts(ws_heap *heap, ws_page *run) {
+  WS_COUNTER_ADD(heap->class_allocations[run->size_class], run->allocations);
+  WS_COUNTER_ADD(heap->class_frees[run->size_class], run->frees);
+  WS_COUNTER_SUB(run->allocations, run->allocations);
+  WS_COUNTER_SUB(run->frees, run->frees);
+}
+
+void _ws_run_add_counts(const ws_page *run, uint64_t *allocations, uint64_t *frees) {
+  unsigned size_class = __atomic_load_n(&run->size_class, __ATOMIC_RELAXED);
+  if (size_class >= WS_CLASSES) return;
+  allocations[size_class] += WS_COUNTER_READ(run->allocations);
+  frees[size_class] += WS_COUNTER_READ(run->frees);
+}
+
+// Adds the counts runs hold (not yet folded into their heap's) to the per-class totals: every
+// run in the pool's memory (span.c) and every heap's stand-ins. From another thread than a
+// run's owner the result is approximate (a fold may move counts between the two reads), as any
+// snapshot taken while other threads work is.
+static void add_runs_counts(uint64_t *allocations, uint64_t *frees) {
+  _ws_span_add_run_counts(allocations, frees);
+  for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) {
+    for (unsigned i = 0; i < WS_CLASSES; i++) _ws_run_add_counts(&heap->kept[i], allocations, frees);
   }
-  return bytes;
 }
 
 // Peaks are kept per heap by its owner, as the bytes of runs it holds (live blocks never
@@ -37,24 +53,28 @@ void _ws_note_large_peak(void) {
 
 void ws_alloc_get_stats(ws_alloc_stats *stats) {
   *stats = (ws_alloc_stats){0};
+  uint64_t frees[WS_CLASSES] = {0};
   for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) {
     ws_prim_see_memory(heap, sizeof *heap);  // counters are read with atomic loads
-    stats->bytes_in_use += _ws_heap_in_use(heap);
+    for (unsigned i = 0; i < WS_CLASSES; i++) frees[i] += WS_COUNTER_READ(heap->class_frees[i]);
     stats->bytes_in_use_peak += WS_COUNTER_READ(heap->run_bytes_peak);
     stats->allocations += WS_COUNTER_READ(heap->large_allocations);
     stats->cross_thread_frees += WS_COUNTER_READ(heap->cross_thread_frees);
     stats->kept_blocks += WS_COUNTER_READ(heap->kept_blocks);
     stats->borrowed_blocks += WS_COUNTER_READ(heap->borrowed_blocks);
-    for (unsigned i = 0; i < WS_CLASSES; i++) {
-      uint64_t count = WS_COUNTER_READ(heap->class_allocations[i]);
-      stats->class_allocations[i] += count;
-      stats->allocations += count;
-    }
+    for (unsigned i = 0; i < WS_CLASSES; i++) stats->class_allocations[i] += WS_COUNTER_READ(heap->class_allocations[i]);
     int state = atomic_load(&heap->state);
     if (state == WS_HEAP_ABANDONED) stats->heaps_abandoned++;
     else stats->heaps_live++;
   }
   stats->heaps_live -= 2;  // the builtin heap and the orphanage are not a thread's
+  add_runs_counts(stats->class_allocations, frees);
+  for (unsigned i = 0; i < WS_CLASSES; i++) {
+    stats->allocations += stats->class_allocations[i];
+    // Signed: a snapshot taken while other threads work may see a free before its allocation.
+    int64_t live = (int64_t)(stats->class_allocations[i] - frees[i]);
+    if (live > 0) stats->bytes_in_use += (uint64_t)live * _ws_class_size(i);
+  }
   stats->large_in_use = atomic_load_explicit(&_ws_large_in_use, memory_order_relaxed);
   stats->bytes_in_use += stats->large_in_use;
   stats->bytes_in_use_peak += atomic_load_explicit(&_ws_large_in_use_peak, memory_order_relaxed);
