@@ -203,7 +203,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
       if (heap->keeps_foreign && heap->run_switches[size_class]++ % WS_SURPLUS_EVERY == 0) {
         _ws_hand_off_surplus(heap, run);
       }
-      return _ws_pop_block(heap, run, size_class);
+      return _ws_pop_block(run);
     }
     ws_page *next = run->next;
     if (!run->waited && next != NULL && (*pays >= 0 || run->index % WAITING_PROBE == 0)) {
@@ -222,14 +222,14 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
     }  // otherwise a remote free arrived: collect it
   }
   // A run another heap handed over is memory already spent: use it first.
-  if ((run = _ws_adopt_orphan(heap, size_class)) != NULL) return _ws_pop_block(heap, run, size_class);
+  if ((run = _ws_adopt_orphan(heap, size_class)) != NULL) return _ws_pop_block(run);
   // Unless a spare run can serve, reuse blocks other threads freed but their owners have not
   // taken in (steal.c) before taking memory from the pool.
   if (spare_link(heap, size_class, _ws_class_run_pages(size_class)) == NULL && _ws_steal_pending(heap, size_class)) {
-    return _ws_pop_block(heap, &heap->kept[size_class], size_class);
+    return _ws_pop_block(&heap->kept[size_class]);
   }
   run = fresh_run(heap, size_class);
-  return run ? _ws_pop_block(heap, run, size_class) : NULL;
+  return run ? _ws_pop_block(run) : NULL;
 }
 
 ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind kind) {
@@ -269,7 +269,7 @@ void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size) {
     }
     if (size_class < WS_CLASSES) {
       ws_page *run = heap->avail[size_class];
-      if (run->free != NULL) return _ws_pop_block(heap, run, size_class);
+      if (run->free != NULL) return _ws_pop_block(run);
       return _ws_heap_alloc_slow(heap, size_class);
     }
   }

@@ -89,11 +89,11 @@ void *WS_API(malloc)(size_t size) {
   ws_heap *heap = _ws_current_heap;
   if (ws_likely(heap != NULL && size <= WS_DIRECT_MAX)) {
     ws_page *run = heap->direct[(size + 15) >> 4];
-    if (ws_likely(run->free != NULL)) return _ws_pop_small_block(heap, run);
+    if (ws_likely(run->free != NULL)) return _ws_pop_small_block(run);
   } else if (heap != NULL && size <= WS_MEDIUM_MAX) {
     unsigned size_class = ws_size_class(size);
     ws_page *run = heap->avail[size_class];
-    if (ws_likely(run->free != NULL)) return _ws_pop_block(heap, run, size_class);
+    if (ws_likely(run->free != NULL)) return _ws_pop_block(run);
   }
 #endif
   return allocate(_ws_heap_current(), size, WS_ALIGNMENT);

@@ -74,10 +74,10 @@ static void tidy(ws_heap *heap) {
     while (run != &_ws_empty_run && run != NULL) {
       ws_page *next = run->next;
       _ws_run_collect(heap, run);
-      _ws_run_fold_counts(heap, run);  // given back or handed over: its counts are this heap's
       if (run->used == 0) {
         // Unlink and give back even the last run of its class: nobody allocates here.
         _ws_list_remove(heap, run);
+        _ws_run_fold_counts(heap, run);  // (_ws_orphan_run folds the runs it hands over)
         _ws_note_run_released(heap, run);
         _ws_span_free(run);
       } else if (run->free != NULL) {

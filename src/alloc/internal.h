@@ -265,9 +265,8 @@ ws_heap *_ws_heap_list(void);
 void _ws_heap_reclaim_abandoned(void);   // returns empty runs of abandoned heaps to the pool
 bool _ws_heaps_abandoned(void);          // some heap waits to be adopted
 
-// Takes the first free block of `run` (which must have one) for the owner `heap`.
-static inline void *_ws_pop_block(ws_heap *heap, ws_page *run, unsigned size_class) {
-  (void)heap, (void)size_class;
+// Takes the first free block of `run` (which must have one), for its owner.
+static inline void *_ws_pop_block(ws_page *run) {
   ws_block *block = run->free;
   run->free = block->next;
   run->used++;
@@ -289,8 +288,8 @@ static inline void ws_prefetch(const ws_block *block) {
 // free block: the caller is about to write the block it gets, and the miss on one freed long
 // ago was the largest single cost on the small-block workload (Wasm, 1 thread, fastest of 4
 // processes: 72.4 -> 58.6 ms; mimalloc 57.7). For 1-2 KiB blocks it cost 3-5% instead.
-static inline void *_ws_pop_small_block(ws_heap *heap, ws_page *run) {
-  void *block = _ws_pop_block(heap, run, run->size_class);
+static inline void *_ws_pop_small_block(ws_page *run) {
+  void *block = _ws_pop_block(run);
   if (run->free != NULL) ws_prefetch(run->free);
   return block;
 }

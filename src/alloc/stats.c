@@ -21,16 +21,6 @@ void _ws_run_add_counts(const ws_page *run, uint64_t *allocations, uint64_t *fre
   frees[size_class] += WS_COUNTER_READ(run->frees);
 }
 
-// Adds the counts runs hold (not yet folded into their heap's) to the per-class totals: every
-// run in the pool's memory (span.c) and every heap's stand-ins. From another thread than a
-// run's owner the result is approximate (a fold may move counts between the two reads), as any
-// snapshot taken while other threads work is.
-static void add_runs_counts(uint64_t *allocations, uint64_t *frees) {
-  _ws_span_add_run_counts(allocations, frees);
-  for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) {
-    for (unsigned i = 0; i < WS_CLASSES; i++) _ws_run_add_counts(&heap->kept[i], allocations, frees);
-  }
-}
 
 // Peaks are kept per heap by its owner, as the bytes of runs it holds (live blocks never
 // exceed them), so no thread reads another's counters on a hot path. Their sum bounds the
@@ -62,13 +52,19 @@ void ws_alloc_get_stats(ws_alloc_stats *stats) {
     stats->cross_thread_frees += WS_COUNTER_READ(heap->cross_thread_frees);
     stats->kept_blocks += WS_COUNTER_READ(heap->kept_blocks);
     stats->borrowed_blocks += WS_COUNTER_READ(heap->borrowed_blocks);
-    for (unsigned i = 0; i < WS_CLASSES; i++) stats->class_allocations[i] += WS_COUNTER_READ(heap->class_allocations[i]);
+    for (unsigned i = 0; i < WS_CLASSES; i++) {
+      stats->class_allocations[i] += WS_COUNTER_READ(heap->class_allocations[i]);
+      _ws_run_add_counts(&heap->kept[i], stats->class_allocations, frees);  // its stand-ins' unfolded counts
+    }
     int state = atomic_load(&heap->state);
     if (state == WS_HEAP_ABANDONED) stats->heaps_abandoned++;
     else stats->heaps_live++;
   }
   stats->heaps_live -= 2;  // the builtin heap and the orphanage are not a thread's
-  add_runs_counts(stats->class_allocations, frees);
+  // Counts runs hold, not yet folded into their heap's. From another thread than a run's owner
+  // the sum is approximate (a fold may move counts between the reads), as any snapshot taken
+  // while other threads work is.
+  _ws_span_add_run_counts(stats->class_allocations, frees);
   for (unsigned i = 0; i < WS_CLASSES; i++) {
     stats->allocations += stats->class_allocations[i];
     // Signed: a snapshot taken while other threads work may see a free before its allocation.
