@@ -105,6 +105,10 @@ test('a thread reuses the runs it empties instead of trading them through the po
   expectPassNativeTsanWasm('test_spares', 'spares');
 });
 
+test('blocks freed in a random order: used-up runs wait at the back instead of serving a block or two each, natively, under TSan and in Wasm', () => {
+  expectPassNativeTsanWasm('test_random_frees', 'random frees');
+});
+
 const MISUSES = {
   'double-free': /^wasmscale: double free \(address 0x[0-9a-f]+\)$/m,
   'invalid-pointer': /^wasmscale: free\(\) of a pointer this allocator never returned \(address 0x[0-9a-f]+\)$/m,

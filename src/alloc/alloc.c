@@ -147,9 +147,13 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
   return run;
 }
 
-// The score of waiting at the back (heap->waiting_pays) saturates at +-WAITING_SCORE_MAX; runs
-// whose page number is a multiple of WAITING_PROBE wait even when it is negative.
+// The score of waiting at the back (heap->waiting_pays) saturates at +-WAITING_SCORE_MAX; while
+// it is negative, every WAITING_PROBE-th used-up run of the class waits all the same. (Probing
+// runs by page number failed when every run of a class started on an odd page: no run ever
+// probed, and a class whose score fell while its first runs filled stayed negative for good,
+// marking runs full and taking them back one free block at a time.)
 enum { WAITING_SCORE_MAX = 8, WAITING_PROBE = 16 };
+_Static_assert(256 % WAITING_PROBE == 0, "heap->waiting_probes (8 bits) must wrap on a multiple");
 _Static_assert(256 % WS_SURPLUS_EVERY == 0, "heap->run_switches (8 bits) must wrap on a multiple");
 
 // Marks a run with nothing left to hand out as full, unless a remote free arrived meanwhile.
@@ -162,6 +166,7 @@ static bool try_mark_full(ws_heap *heap, ws_page *run) {
   }
   _ws_list_remove(heap, run);
   run->in_full = true;
+  WS_COUNTER_ADD(heap->runs_marked_full, 1);
   return true;
 }
 
@@ -206,7 +211,8 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
       return _ws_pop_block(run);
     }
     ws_page *next = run->next;
-    if (!run->waited && next != NULL && (*pays >= 0 || run->index % WAITING_PROBE == 0)) {
+    if (!run->waited && next != NULL &&
+        (*pays >= 0 || heap->waiting_probes[size_class]++ % WAITING_PROBE == 0)) {
       // Used up for the first time since it last served: to the back of the list, where it
       // gathers frees while the other runs serve, instead of off the list as full (an atomic
       // read-modify-write now, another at its next free). When blocks are freed in a random

@@ -137,6 +137,9 @@ typedef struct ws_heap {
   // Per class: whether sending used-up runs to the back of the list pays (alloc.c), counted up
   // when such a run has free blocks again at its turn, down when it has none.
   int8_t waiting_pays[WS_CLASSES];
+  // Per class, used-up runs met while that score is negative, counting round: every so many
+  // waits anyway, so the score can recover (alloc.c).
+  uint8_t waiting_probes[WS_CLASSES];
   // Per class, slow-path switches to a run with free blocks, counting round: the first of
   // every WS_SURPLUS_EVERY looks for surplus runs to hand over (orphan.c).
   uint8_t run_switches[WS_CLASSES];
@@ -162,6 +165,7 @@ typedef struct ws_heap {
   uint64_t cross_thread_frees;               // frees this thread made into other heaps' runs
   uint64_t kept_blocks;                      // of those, blocks this heap kept to hand out (kept.c)
   uint64_t borrowed_blocks;                  // blocks taken from other heaps' pending frees (steal.c)
+  uint64_t runs_marked_full;                 // used-up runs taken off the class lists (alloc.c)
   uint64_t run_bytes;                        // bytes of the runs this heap holds
   uint64_t run_bytes_peak;
 } ws_heap;
