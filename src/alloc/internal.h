@@ -30,7 +30,7 @@
 #define WS_ALIGNMENT 16                         // every block is 16-byte aligned
 #define WS_CLASSES WS_ALLOC_SIZE_CLASSES        // 8 per doubling: <= 12.5% rounding waste
 #define WS_MEDIUM_MAX ((size_t)32 << 10)        // larger requests are large blocks
-#define WS_RUN_MIN_BLOCKS 16                    // a run holds this many blocks...
+#define WS_RUN_MIN_BLOCKS 64                    // a run holds this many blocks...
 #define WS_RUN_MAX_BYTES ((size_t)32 << 10)   // ...unless that is more than 32 KiB: then fewer (>= 2)
 #define WS_GROW_MIN ((size_t)64 << 10)          // smallest step taken from the platform
 #define WS_MAP_CHUNK_PAGES 1024                 // page descriptors allocated together

@@ -39,8 +39,8 @@ static void cycling_threads_rarely_take_the_pool_lock(void) {
   for (uintptr_t i = 0; i < THREADS; i++) CHECK(pthread_create(&threads[i], NULL, cycle, (void *)i) == 0);
   for (int i = 0; i < THREADS; i++) pthread_join(threads[i], NULL);
   ws_alloc_get_stats(&after);
-  // Every step allocates one block; a run of these classes holds 16-28 blocks.
-  uint64_t run_cycles = (uint64_t)THREADS * STEPS / 28;
+  // Every step allocates one block; a run of these classes holds 16-32 blocks.
+  uint64_t run_cycles = (uint64_t)THREADS * STEPS / 32;
   uint64_t taken = after.pool_lock_acquisitions - before.pool_lock_acquisitions;
   printf("pool lock taken %llu times for at least %llu runs emptied and refilled\n", (unsigned long long)taken,
          (unsigned long long)run_cycles);
