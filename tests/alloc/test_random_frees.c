@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "medium_blocks.h"
 #include "wasmscale/alloc.h"
 
 enum { SLOTS = 1024, STEPS = 400000 };
@@ -28,13 +29,10 @@ static void random_frees_rarely_mark_runs_full(void) {
   ws_alloc_get_stats(&before);
   uint64_t state = 0x2545f4914f6cdd1du;
   for (int step = 0; step < STEPS; step++) {
-    state = state * 6364136223846793005u + 1442695040888963407u;
-    size_t size = 1000 + (size_t)(state >> 33) % 1024;
-    unsigned char *block = WS(malloc)(size);
-    CHECK(block != NULL);
+    uint64_t random = next_random(&state);
+    unsigned char *block = new_medium_block(random, (unsigned char)step);
     if (block == NULL) break;
-    block[0] = block[size - 1] = (unsigned char)step;
-    size_t slot = (size_t)(state >> 13) % SLOTS;
+    size_t slot = (size_t)(random >> 13) % SLOTS;
     WS(free)(slots[slot]);
     slots[slot] = block;
   }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "medium_blocks.h"
 #include "wasmscale/alloc.h"
 
 enum { RING = 1024, STEPS = 200000, THREADS = 2, IDLE_BLOCKS = 3000, IDLE_SIZE = 1500 };
@@ -19,12 +20,8 @@ static void *cycle(void *arg) {
   uint64_t state = (uintptr_t)arg * 0x9e3779b97f4a7c15u + 1;
   static _Thread_local unsigned char *ring[RING];
   for (int step = 0; step < STEPS; step++) {
-    state = state * 6364136223846793005u + 1442695040888963407u;
-    size_t size = 1000 + (size_t)(state >> 33) % 1024;
-    unsigned char *block = WS(malloc)(size);
-    CHECK(block != NULL);
+    unsigned char *block = new_medium_block(next_random(&state), (unsigned char)step);
     if (block == NULL) break;
-    block[0] = block[size - 1] = (unsigned char)step;
     WS(free)(ring[step % RING]);
     ring[step % RING] = block;
   }
