@@ -166,6 +166,7 @@ static bool try_mark_full(ws_heap *heap, ws_page *run) {
   }
   _ws_list_remove(heap, run);
   run->in_full = true;
+  _ws_full_push(heap, run);
   WS_COUNTER_ADD(heap->runs_marked_full, 1);
   return true;
 }
@@ -229,10 +230,16 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
   }
   // A run another heap handed over is memory already spent: use it first.
   if ((run = _ws_adopt_orphan(heap, size_class)) != NULL) return _ws_pop_block(run);
-  // Unless a spare run can serve, reuse blocks other threads freed but their owners have not
-  // taken in (steal.c) before taking memory from the pool.
-  if (spare_link(heap, size_class, _ws_class_run_pages(size_class)) == NULL && _ws_steal_pending(heap, size_class)) {
-    return _ws_pop_block(&heap->kept[size_class]);
+  // Unless a spare run can serve, before taking memory from the pool: the blocks that came back
+  // to full runs too few to bring them back on the list, then blocks other threads freed but
+  // their owners have not taken in (steal.c).
+  if (spare_link(heap, size_class, _ws_class_run_pages(size_class)) == NULL) {
+    if ((run = _ws_rejoin_full_runs(heap, size_class)) != NULL) {
+      _ws_list_remove(heap, run);
+      _ws_list_push_front(heap, size_class, run);
+      return _ws_pop_block(run);
+    }
+    if (_ws_steal_pending(heap, size_class)) return _ws_pop_block(&heap->kept[size_class]);
   }
   run = fresh_run(heap, size_class);
   return run ? _ws_pop_block(run) : NULL;

@@ -64,12 +64,13 @@ void _ws_heap_builtin_unlock(void) { ws_prim_lock_release(&builtin_lock); }
 
 // Owner work on a heap nobody runs: take in remote frees, return empty runs to the pool and
 // hand runs with free blocks to the heaps still running (orphan.c). Full runs stay, for the
-// thread that adopts this heap.
+// thread that adopts this heap; those with blocks back (too few to have rejoined) go first.
 static void tidy(ws_heap *heap) {
   _ws_return_kept(heap);
   _ws_collect_delayed(heap);
   _ws_release_spares(heap);
   for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
+    _ws_rejoin_full_runs(heap, size_class);
     ws_page *run = heap->avail[size_class];
     while (run != &_ws_empty_run && run != NULL) {
       ws_page *next = run->next;

@@ -47,6 +47,8 @@
 #define WS_KEEP_BYTES ((size_t)16 << 10)        // per class: other heaps' blocks a heap keeps from its own frees...
 #define WS_KEEP_MAX_BLOCKS 64                   // ...in bytes, and at most this many blocks
 #define WS_SURPLUS_EVERY 64                     // a class's run switches per look for surplus runs (a power of two)
+#define WS_REJOIN_FULL_RUNS 16                  // in a class with this many full runs, a full run rejoins
+#define WS_REJOIN_SHARE 4                       // its class list only with 1/4 of its blocks back
 
 // Checked mode (-DWS_CHECKED=1): every block carries its requested size and a canary, and
 // free verifies both and the pointer itself (check.c). Off by default.
@@ -134,6 +136,11 @@ typedef struct ws_heap {
   ws_page *direct[WS_DIRECT_MAX / 16 + 1];
   ws_page *avail[WS_CLASSES];      // runs with (probably) free blocks; first is tried first
   ws_page *avail_last[WS_CLASSES]; // the last run of each list (NULL when empty)
+  // Per class, runs marked full (in_full), linked through next/prev, and how many: they rejoin the
+  // class list when blocks come back (free.c), or all at once before the heap takes a run from
+  // the pool, looks for surplus runs, or is abandoned.
+  ws_page *full[WS_CLASSES];
+  uint16_t full_runs[WS_CLASSES];
   // Per class: whether sending used-up runs to the back of the list pays (alloc.c), counted up
   // when such a run has free blocks again at its turn, down when it has none.
   int8_t waiting_pays[WS_CLASSES];
@@ -333,6 +340,8 @@ void _ws_list_move_to_back(ws_heap *heap, ws_page *run);
 void _ws_collect_delayed(ws_heap *heap);
 void _ws_run_collect(ws_heap *heap, ws_page *run);
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);
+void _ws_full_push(ws_heap *heap, ws_page *run);
+ws_page *_ws_rejoin_full_runs(ws_heap *heap, unsigned size_class);  // NULL: none has a free block
 void _ws_release_spares(ws_heap *heap);
 // Per class: set when a remote free starts a pending list on a run of the class, cleared by a
 // search for the class that finds none (steal.c). Stored only when it changes, so the line

@@ -60,6 +60,7 @@ void _ws_orphan_run(ws_heap *heap, ws_page *run) {
 
 void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving) {
   uint32_t kept_free = 0, reserve = reserve_of(serving);
+  _ws_rejoin_full_runs(heap, serving->size_class);  // blocks back in full runs are free blocks too
   for (ws_page *run = serving->next, *next; run != NULL; run = next) {
     next = run->next;
     if (ws_is_stand_in(run)) continue;
