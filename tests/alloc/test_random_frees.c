@@ -22,22 +22,28 @@ static void free_all_slots(void) {
   }
 }
 
-// Each step allocates a block of 1000-2023 bytes (two-page runs) and frees the one in a random
-// slot, as the cross-thread benchmark does with one thread (1024 slots: about 5 runs a class).
-static void random_frees_rarely_mark_runs_full(void) {
+// STEPS times, allocates a block of 1000-2023 bytes (two-page runs) and frees the one in a
+// random one of the first `count` slots; returns the runs marked full meanwhile.
+static uint64_t replace_random_blocks(int count, uint64_t *state) {
   ws_alloc_stats before, after;
   ws_alloc_get_stats(&before);
-  uint64_t state = 0x2545f4914f6cdd1du;
   for (int step = 0; step < STEPS; step++) {
-    uint64_t random = next_random(&state);
+    uint64_t random = next_random(state);
     unsigned char *block = new_medium_block(random, (unsigned char)step);
     if (block == NULL) break;
-    size_t slot = (size_t)(random >> 13) % SLOTS;
+    size_t slot = (size_t)(random >> 13) % (size_t)count;
     WS(free)(slots[slot]);
     slots[slot] = block;
   }
   ws_alloc_get_stats(&after);
-  uint64_t marked = after.runs_marked_full - before.runs_marked_full;
+  return after.runs_marked_full - before.runs_marked_full;
+}
+
+// As the cross-thread benchmark does with one thread (1024 slots, starting empty: about 5 runs
+// a class).
+static void random_frees_rarely_mark_runs_full(void) {
+  uint64_t state = 0x2545f4914f6cdd1du;
+  uint64_t marked = replace_random_blocks(SLOTS, &state);
   printf("%llu runs marked full in %d allocations\n", (unsigned long long)marked, STEPS);
   CHECK(marked < STEPS / 50);
   free_all_slots();
@@ -49,18 +55,7 @@ static void random_frees_rarely_mark_runs_full(void) {
 static void full_runs_rejoin_with_blocks_to_serve(void) {
   uint64_t state = 0x9e3779b97f4a7c15u;
   for (int i = 0; i < MANY_SLOTS; i++) slots[i] = new_medium_block(next_random(&state), 1);
-  ws_alloc_stats before, after;
-  ws_alloc_get_stats(&before);
-  for (int step = 0; step < STEPS; step++) {
-    uint64_t random = next_random(&state);
-    unsigned char *block = new_medium_block(random, (unsigned char)step);
-    if (block == NULL) break;
-    size_t slot = (size_t)(random >> 13) % MANY_SLOTS;
-    WS(free)(slots[slot]);
-    slots[slot] = block;
-  }
-  ws_alloc_get_stats(&after);
-  uint64_t marked = after.runs_marked_full - before.runs_marked_full;
+  uint64_t marked = replace_random_blocks(MANY_SLOTS, &state);
   printf("%llu runs marked full in %d allocations among %d live blocks\n", (unsigned long long)marked, STEPS,
          MANY_SLOTS);
   CHECK(marked < STEPS * 11 / 20);
