@@ -33,6 +33,12 @@ void _ws_list_remove(ws_heap *heap, ws_page *run) {
   run->next = run->prev = NULL;
 }
 
+static void list_move_to_front(ws_heap *heap, ws_page *run) {
+  if (run == heap->avail[run->size_class]) return;  // already there
+  _ws_list_remove(heap, run);
+  _ws_list_push_front(heap, run->size_class, run);
+}
+
 void _ws_list_move_to_back(ws_heap *heap, ws_page *run) {
   if (run->next == NULL) return;  // already there
   _ws_list_remove(heap, run);
@@ -200,10 +206,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
     if (run->free != NULL) {
       if (run->waited && *pays < WAITING_SCORE_MAX) ++*pays;
       run->waited = false;
-      if (run != heap->avail[size_class]) {  // let the fast path find it next time
-        _ws_list_remove(heap, run);
-        _ws_list_push_front(heap, size_class, run);
-      }
+      list_move_to_front(heap, run);  // let the fast path find it next time
       // Looking for surplus walks the class list: at every switch it cost a quarter of the
       // cross-thread workload's time at 1 thread; now and then bounds what a heap sits on.
       if (heap->keeps_foreign && heap->run_switches[size_class]++ % WS_SURPLUS_EVERY == 0) {
@@ -235,8 +238,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
   // their owners have not taken in (steal.c).
   if (spare_link(heap, size_class, _ws_class_run_pages(size_class)) == NULL) {
     if ((run = _ws_rejoin_full_runs(heap, size_class)) != NULL) {
-      _ws_list_remove(heap, run);
-      _ws_list_push_front(heap, size_class, run);
+      list_move_to_front(heap, run);
       return _ws_pop_block(run);
     }
     if (_ws_steal_pending(heap, size_class)) return _ws_pop_block(&heap->kept[size_class]);

@@ -51,23 +51,12 @@ void _ws_run_release_if_empty(ws_heap *heap, ws_page *run) {
 
 void _ws_full_push(ws_heap *heap, ws_page *run) {
   heap->full_runs[run->size_class]++;
-  ws_page **head = &heap->full[run->size_class];
-  run->prev = NULL;
-  run->next = *head;
-  if (*head != NULL) (*head)->prev = run;
-  *head = run;
-}
-
-static void full_remove(ws_heap *heap, ws_page *run) {
-  heap->full_runs[run->size_class]--;
-  if (run->prev != NULL) run->prev->next = run->next;
-  else heap->full[run->size_class] = run->next;
-  if (run->next != NULL) run->next->prev = run->prev;
-  run->next = run->prev = NULL;
+  ws_page_list_push(&heap->full[run->size_class], run);
 }
 
 static void unfull(ws_heap *heap, ws_page *run) {
-  full_remove(heap, run);
+  heap->full_runs[run->size_class]--;
+  ws_page_list_unlink(&heap->full[run->size_class], run);
   run->in_full = false;
   run->waited = false;
   // No notice is needed any more (a remote freer may have taken the flag down already).

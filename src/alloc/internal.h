@@ -104,6 +104,22 @@ typedef struct ws_page {
 _Static_assert(sizeof(ws_page) == WS_CACHE_LINE, "a page descriptor fills one cache line");
 #endif
 
+// A NULL-terminated list of pages linked through next/prev, known by its first (span bins, a
+// heap's full runs): `page` goes first, or comes out.
+static inline void ws_page_list_push(ws_page **first, ws_page *page) {
+  page->prev = NULL;
+  page->next = *first;
+  if (*first != NULL) (*first)->prev = page;
+  *first = page;
+}
+
+static inline void ws_page_list_unlink(ws_page **first, ws_page *page) {
+  if (page->prev != NULL) page->prev->next = page->next;
+  else *first = page->next;
+  if (page->next != NULL) page->next->prev = page->prev;
+  page->next = page->prev = NULL;
+}
+
 // ---------------------------------------------------------------------------------------
 // Heaps.
 // ---------------------------------------------------------------------------------------

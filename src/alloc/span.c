@@ -27,20 +27,9 @@ static void unlock_pool(void) { ws_prim_lock_release(&pool_lock); }
 
 static size_t bin_of(size_t pages) { return pages < WS_SPAN_BINS ? pages : WS_SPAN_BINS; }
 
-static void bin_insert(ws_page *head) {
-  ws_page **bin = &bins[bin_of(head->pages)];
-  head->prev = NULL;
-  head->next = *bin;
-  if (*bin) (*bin)->prev = head;
-  *bin = head;
-}
+static void bin_insert(ws_page *head) { ws_page_list_push(&bins[bin_of(head->pages)], head); }
 
-static void bin_remove(ws_page *head) {
-  if (head->prev) head->prev->next = head->next;
-  else bins[bin_of(head->pages)] = head->next;
-  if (head->next) head->next->prev = head->prev;
-  head->next = head->prev = NULL;
-}
+static void bin_remove(ws_page *head) { ws_page_list_unlink(&bins[bin_of(head->pages)], head); }
 
 // ----- marking -------------------------------------------------------------------------------
 

@@ -21,7 +21,6 @@ void _ws_run_add_counts(const ws_page *run, uint64_t *allocations, uint64_t *fre
   frees[size_class] += WS_COUNTER_READ(run->frees);
 }
 
-
 // Peaks are kept per heap by its owner, as the bytes of runs it holds (live blocks never
 // exceed them), so no thread reads another's counters on a hot path. Their sum bounds the
 // true peak of bytes in use from above.
