@@ -93,7 +93,7 @@ test('blocks freed into a sleeping thread\'s runs are reused by others, natively
   expectPassNativeTsanWasm('test_reuse', 'reuse');
 });
 
-test('a thread keeps a bounded number of the blocks it frees for other threads, and gives them back as it exits', () => {
+test('a thread keeps a bounded number of the blocks it frees for other threads (only of classes it allocates), and gives them back as it exits', () => {
   expectPassNativeTsanWasm('test_kept', 'kept');
 });
 
@@ -107,6 +107,12 @@ test('a thread reuses the runs it empties instead of trading them through the po
 
 test('blocks freed in a random order: used-up runs wait at the back instead of serving a block or two each, natively, under TSan and in Wasm', () => {
   expectPassNativeTsanWasm('test_random_frees', 'random frees');
+});
+
+test('rather than take more memory, a heap serves a block from a slightly larger class\'s free blocks (aligned ones only from classes that keep the alignment), natively, under ASan+UBSan and in Wasm', () => {
+  expectPass(run(native('test_borrow'), []), 'borrow');
+  expectPass(run(sanitized('test_borrow', 'address,undefined'), []), 'borrow');
+  expectPass(runWasm(wasm('test_borrow', 'wasmscale', [])), 'borrow');
 });
 
 const MISUSES = {

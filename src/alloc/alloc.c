@@ -99,9 +99,13 @@ static ws_span_source free_span_source(void) {
   return _ws_heaps_abandoned() ? WS_SPAN_SMALL_FREE : WS_SPAN_ANY_FREE;
 }
 
-static ws_page *pool_run(ws_heap *heap, uint32_t pages, bool may_grow) {
-  ws_page *run = may_grow ? _ws_span_alloc_reclaiming(pages, WS_PAGE_SIZE, WS_PAGE_RUN)
-                          : _ws_span_alloc(pages, WS_PAGE_SIZE, WS_PAGE_RUN, free_span_source());
+// Where a run from the pool may come from: free spans; those and what exited threads and handed
+// over runs left; all that and new memory.
+typedef enum { POOL_FREE, POOL_RECLAIMED, POOL_GROWN } pool_source;
+
+static ws_page *pool_run(ws_heap *heap, uint32_t pages, pool_source source) {
+  ws_page *run = source == POOL_FREE ? _ws_span_alloc(pages, WS_PAGE_SIZE, WS_PAGE_RUN, free_span_source())
+                                     : _ws_span_alloc_reclaiming(pages, WS_PAGE_SIZE, WS_PAGE_RUN, source == POOL_GROWN);
   if (run != NULL) _ws_note_run_taken(heap, run);  // spares count in run bytes already
   return run;
 }
@@ -110,21 +114,22 @@ static ws_page *pool_run(ws_heap *heap, uint32_t pages, bool may_grow) {
 // heap has taken in other classes' remote frees: runs they empty become spares or go back to
 // the pool. (Taking them in before every fresh run, a walk over every class list, was a fifth
 // of the slow path's time on the standard workload.)
-static ws_page *spare_or_pool_run(ws_heap *heap, unsigned size_class, uint32_t pages, bool *spare) {
+static ws_page *spare_or_pool_run(ws_heap *heap, unsigned size_class, uint32_t pages, bool *spare, bool may_grow) {
   ws_page *run = take_spare(heap, size_class, pages);
-  if (run == NULL) run = pool_run(heap, pages, false);
+  if (run == NULL) run = pool_run(heap, pages, POOL_FREE);
   else *spare = true;
   if (run != NULL) return run;
   collect_all_classes(heap, size_class);
   run = take_spare(heap, size_class, pages);
   if (run != NULL) *spare = true;
-  return run != NULL ? run : pool_run(heap, pages, true);
+  if (run != NULL) return run;
+  return pool_run(heap, pages, may_grow ? POOL_GROWN : POOL_RECLAIMED);
 }
 
-static ws_page *fresh_run(ws_heap *heap, unsigned size_class) {
+static ws_page *fresh_run(ws_heap *heap, unsigned size_class, bool may_grow) {
   uint32_t pages = _ws_class_run_pages(size_class);
   bool spare = false;
-  ws_page *run = spare_or_pool_run(heap, size_class, pages, &spare);
+  ws_page *run = spare_or_pool_run(heap, size_class, pages, &spare, may_grow);
   if (run == NULL) return NULL;
   if (spare && run->size_class == size_class) {
     run->waited = false;
@@ -191,7 +196,25 @@ static void collect_all_classes(ws_heap *heap, unsigned except) {
   }
 }
 
-void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
+// A run of one of the next WS_BORROW_CLASSES larger classes of this heap with free blocks: one
+// of them may serve this class instead of new memory. Each class's runs follow the most blocks
+// of that class ever live at once, and with random sizes each class's live count swings on its
+// own; a larger class's spare blocks serve the high of a smaller one (at most about a quarter
+// larger). Not the serving run: while a heap fills its first runs, borrowing from them would
+// only pass the growth on to the larger class, block by block. Not a run waiting at the back
+// for frees (alloc slow path): found emptier at its turn, it would teach its class that waiting
+// does not pay. alignment: as in _ws_alloc_aligned, a class serves it if its size is a multiple.
+static ws_page *lender(ws_heap *heap, unsigned size_class, size_t alignment) {
+  for (unsigned c = size_class + 1; c <= size_class + WS_BORROW_CLASSES && c < WS_CLASSES; c++) {
+    if (_ws_class_size(c) % alignment != 0 || heap->avail[c] == &_ws_empty_run) continue;
+    for (ws_page *run = heap->avail[c]->next; run != NULL; run = run->next) {
+      if (run->free != NULL && !run->waited) return run;
+    }
+  }
+  return NULL;
+}
+
+void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) {
   _ws_collect_delayed(heap);
   ws_page *run = heap->avail[size_class];
   while (run != &_ws_empty_run && run != NULL) {
@@ -243,16 +266,22 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class) {
     }
     if (_ws_steal_pending(heap, size_class)) return _ws_pop_block(&heap->kept[size_class]);
   }
-  run = fresh_run(heap, size_class);
+  // Memory already free comes first, then a larger class's block, then new memory. (Looked for
+  // again after the pool: taking in other classes' frees may have emptied and released it.)
+  if (lender(heap, size_class, alignment) != NULL) {
+    if ((run = fresh_run(heap, size_class, false)) != NULL) return _ws_pop_block(run);
+    if ((run = lender(heap, size_class, alignment)) != NULL) return _ws_pop_block(run);
+  }
+  run = fresh_run(heap, size_class, true);
   return run ? _ws_pop_block(run) : NULL;
 }
 
-ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind kind) {
+ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind kind, bool may_grow) {
   ws_page *span = _ws_span_alloc(pages, alignment, kind, free_span_source());
   if (span != NULL) return span;
   _ws_heap_reclaim_abandoned();  // runs that exited threads emptied
   _ws_release_empty_orphans();
-  return _ws_span_alloc(pages, alignment, kind, WS_SPAN_MAY_GROW);
+  return _ws_span_alloc(pages, alignment, kind, may_grow ? WS_SPAN_MAY_GROW : WS_SPAN_ANY_FREE);
 }
 
 // ----- large blocks --------------------------------------------------------------------------
@@ -261,7 +290,7 @@ ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind 
 static void *large_alloc(ws_heap *heap, size_t size, size_t alignment) {
   if (size > WS_WINDOW_MAX - WS_PAGE_SIZE) return NULL;
   size_t pages = size == 0 ? 1 : (size + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE;
-  ws_page *head = _ws_span_alloc_reclaiming(pages, alignment, WS_PAGE_LARGE);
+  ws_page *head = _ws_span_alloc_reclaiming(pages, alignment, WS_PAGE_LARGE, true);
   if (head == NULL) return NULL;
   atomic_fetch_add_explicit(&_ws_large_in_use, (uint64_t)pages * WS_PAGE_SIZE, memory_order_relaxed);
   _ws_note_large_peak();
@@ -285,7 +314,7 @@ void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size) {
     if (size_class < WS_CLASSES) {
       ws_page *run = heap->avail[size_class];
       if (run->free != NULL) return _ws_pop_block(run);
-      return _ws_heap_alloc_slow(heap, size_class);
+      return _ws_heap_alloc_slow(heap, size_class, alignment);
     }
   }
   return large_alloc(heap, size, alignment);

@@ -49,6 +49,7 @@
 #define WS_SURPLUS_EVERY 64                     // a class's run switches per look for surplus runs (a power of two)
 #define WS_REJOIN_FULL_RUNS 16                  // in a class with this many full runs, a full run rejoins
 #define WS_REJOIN_SHARE 4                       // its class list only with 1/4 of its blocks back
+#define WS_BORROW_CLASSES 2                     // before memory grows, a block may come from a class this far up
 
 // Checked mode (-DWS_CHECKED=1): every block carries its requested size and a canary, and
 // free verifies both and the pointer itself (check.c). Off by default.
@@ -261,8 +262,9 @@ typedef enum {
 // honoured exactly), marked `kind` with every other page pointing at the head. NULL: none
 // from `source`.
 ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_span_source source);
-// The same, but first from free memory, then from what exited threads left, then by growing.
-ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind kind);
+// The same, but first from free memory, then from what exited threads left, then (may_grow) by
+// growing.
+ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind kind, bool may_grow);
 void _ws_span_free(ws_page *head);
 bool _ws_span_extend(ws_page *head, size_t pages);  // grow a large block in place
 void _ws_span_stats(ws_alloc_stats *stats);
@@ -345,7 +347,7 @@ static inline void _ws_free_local(ws_heap *heap, ws_page *run, ws_block *block) 
   if (ws_unlikely(run->in_full || run->used == 0)) _ws_free_local_rare(heap, run);
 }
 
-void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class);
+void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment);
 void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size);
 void _ws_free_in(ws_heap *heap, void *p);         // heap: the caller's heap (may be NULL)
 void _ws_list_remove(ws_heap *heap, ws_page *run);

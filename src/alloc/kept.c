@@ -44,20 +44,31 @@ static void put_first(ws_heap *heap, ws_page *stand_in) {
   _ws_list_push_front(heap, stand_in->size_class, stand_in);
 }
 
+// Whether the heap has a run of the class (listed after its stand-in, if that is first, or full).
+static bool has_run_of(const ws_heap *heap, unsigned size_class) {
+  const ws_page *first = heap->avail[size_class];
+  if (heap->full[size_class] != NULL) return true;
+  return first != &_ws_empty_run && (!ws_is_stand_in(first) || first->next != NULL);
+}
+
 bool _ws_keep(ws_heap *heap, ws_page *run, ws_block *block) {
   if (!heap->keeps_foreign) return false;
   // A handed-over run's blocks go back to it: kept, they would circulate through this path
   // for as long as the run stays unadopted (measured: one free in seven at 1 thread), and
   // the run would never fill with free blocks worth adopting.
   if (atomic_load_explicit(&run->owner, memory_order_relaxed) == &_ws_orphanage) return false;
-  ws_page *stand_in = &heap->kept[run->size_class];
+  // Only for a class this heap allocates itself (it has a run of it): a thread that frees what
+  // others allocated would hold the blocks until it exits, out of everyone's reach.
+  unsigned size_class = run->size_class;
+  if (!has_run_of(heap, size_class)) return false;
+  ws_page *stand_in = &heap->kept[size_class];
   if (stand_in->capacity - stand_in->used >= keep_bound(stand_in)) return false;
   block->next = stand_in->free;
   stand_in->free = block;
   stand_in->capacity++;
   // Taken in for the owner, as its collection would; handed out again, it counts as this
   // heap's allocation, so the sum over heaps stays the bytes in use.
-  WS_COUNTER_ADD(heap->class_frees[run->size_class], 1);
+  WS_COUNTER_ADD(heap->class_frees[size_class], 1);
   WS_COUNTER_ADD(heap->kept_blocks, 1);
   put_first(heap, stand_in);
   return true;

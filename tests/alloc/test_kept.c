@@ -3,7 +3,8 @@
 // allocates as many of the same size. B must keep exactly the bound (16 KiB of a class), its
 // first allocations must be those blocks (the last kept first), and contents must survive the
 // hand-over. Thread C then frees B's blocks and exits while still keeping some of A's: it must
-// give them back, so that once A exits every run the test used returns to the pool.
+// give them back, so that once A exits every run the test used returns to the pool. Last, a
+// thread that frees blocks of a class it never allocates itself keeps none of them.
 #include "check.h"
 
 enum { BLOCKS = 200, SIZE = 1500, CLASS_SIZE = 1536, KEEP_BYTES = 16 << 10 };
@@ -21,7 +22,7 @@ static int is_owned(const void *p) {
 static void *freeing_thread(void *arg) {
   unsigned char **mine = arg;
   ws_alloc_stats before, after;
-  WS(free)(WS(malloc)(16));  // this thread's heap exists before the frees
+  void *held = WS(malloc)(SIZE);  // a heap keeps blocks only of a class it has a run of
   ws_alloc_get_stats(&before);
   for (int i = 0; i < BLOCKS; i++) {
     CHECK(owned[i] != NULL && owned[i][0] == 0xA5 && owned[i][SIZE - 1] == 0xA5);
@@ -47,6 +48,7 @@ static void *freeing_thread(void *arg) {
   for (int i = 0; i < BLOCKS; i++) {
     CHECK(mine[i] == NULL || (mine[i][0] == (i & 0xff) && mine[i][SIZE - 1] == (i & 0xff)));
   }
+  WS(free)(held);
   return NULL;
 }
 
@@ -55,11 +57,28 @@ static void *freeing_thread(void *arg) {
 static void *second_freer(void *arg) {
   unsigned char **mine = arg;
   ws_alloc_stats before, after;
-  WS(free)(WS(malloc)(16));  // a thread keeps blocks only once it has a heap
+  void *held = WS(malloc)(SIZE);  // as in freeing_thread
   ws_alloc_get_stats(&before);
   for (int i = 0; i < BLOCKS; i++) WS(free)(mine[i]);
   ws_alloc_get_stats(&after);
   CHECK(after.kept_blocks - before.kept_blocks > 0);
+  WS(free)(held);
+  return NULL;
+}
+
+// Frees blocks the main thread allocated, with a heap that has never had a run of their class:
+// kept, they would sit here out of everyone's reach, so all go back to their owner.
+static void *consuming_thread(void *arg) {
+  unsigned char **blocks = arg;
+  ws_alloc_stats before, after;
+  WS(free)(WS(malloc)(16));
+  ws_alloc_get_stats(&before);
+  for (int i = 0; i < BLOCKS; i++) WS(free)(blocks[i]);
+  ws_alloc_get_stats(&after);
+  printf("kept: a thread that never allocates the class kept %llu of %d\n",
+         (unsigned long long)(after.kept_blocks - before.kept_blocks), BLOCKS);
+  CHECK(after.cross_thread_frees - before.cross_thread_frees == BLOCKS);
+  CHECK(after.kept_blocks == before.kept_blocks);
   return NULL;
 }
 
@@ -100,5 +119,11 @@ int main(void) {
   uint64_t end = run_bytes_now();
   printf("kept: memory in runs %llu -> %llu bytes\n", (unsigned long long)start, (unsigned long long)end);
   CHECK(end <= start + (16 << 10));
+
+  pthread_t consumer;
+  static unsigned char *produced[BLOCKS];
+  for (int i = 0; i < BLOCKS; i++) CHECK((produced[i] = WS(malloc)(SIZE)) != NULL);
+  CHECK(pthread_create(&consumer, NULL, consuming_thread, produced) == 0);
+  CHECK(pthread_join(consumer, NULL) == 0);
   return check_summary("kept");
 }
