@@ -38,6 +38,8 @@ typedef struct ws_alloc_stats {
   uint64_t runs_handed_over;      // partly used runs a heap gave up for other heaps (it had
                                   // more free blocks of the class than it needed, or exited)...
   uint64_t runs_adopted;          // ...and runs heaps took from those instead of new memory
+  uint64_t larger_class_blocks;   // blocks served from a run of a slightly larger class the
+                                  // heap had free blocks in, instead of new memory
   uint64_t runs_marked_full;      // used-up runs taken off their heap's lists until a block comes
                                   // back (an atomic compare-and-swap each, and another at that
                                   // free): many per allocation mean runs serve a block or two

@@ -196,16 +196,16 @@ static void collect_all_classes(ws_heap *heap, unsigned except) {
   }
 }
 
-// A run of one of the next WS_BORROW_CLASSES larger classes of this heap with free blocks: one
+// A run of one of the next WS_LARGER_CLASSES larger classes of this heap with free blocks: one
 // of them may serve this class instead of new memory. Each class's runs follow the most blocks
 // of that class ever live at once, and with random sizes each class's live count swings on its
 // own; a larger class's spare blocks serve the high of a smaller one (at most about a quarter
-// larger). Not the serving run: while a heap fills its first runs, borrowing from them would
+// larger). Not the serving run: while a heap fills its first runs, taking from them would
 // only pass the growth on to the larger class, block by block. Not a run waiting at the back
 // for frees (alloc slow path): found emptier at its turn, it would teach its class that waiting
 // does not pay. alignment: as in _ws_alloc_aligned, a class serves it if its size is a multiple.
-static ws_page *lender(ws_heap *heap, unsigned size_class, size_t alignment) {
-  for (unsigned c = size_class + 1; c <= size_class + WS_BORROW_CLASSES && c < WS_CLASSES; c++) {
+static ws_page *larger_class_run(ws_heap *heap, unsigned size_class, size_t alignment) {
+  for (unsigned c = size_class + 1; c <= size_class + WS_LARGER_CLASSES && c < WS_CLASSES; c++) {
     if (_ws_class_size(c) % alignment != 0 || heap->avail[c] == &_ws_empty_run) continue;
     for (ws_page *run = heap->avail[c]->next; run != NULL; run = run->next) {
       if (run->free != NULL && !run->waited) return run;
@@ -268,9 +268,12 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
   }
   // Memory already free comes first, then a larger class's block, then new memory. (Looked for
   // again after the pool: taking in other classes' frees may have emptied and released it.)
-  if (lender(heap, size_class, alignment) != NULL) {
+  if (larger_class_run(heap, size_class, alignment) != NULL) {
     if ((run = fresh_run(heap, size_class, false)) != NULL) return _ws_pop_block(run);
-    if ((run = lender(heap, size_class, alignment)) != NULL) return _ws_pop_block(run);
+    if ((run = larger_class_run(heap, size_class, alignment)) != NULL) {
+      WS_COUNTER_ADD(heap->larger_class_blocks, 1);
+      return _ws_pop_block(run);
+    }
   }
   run = fresh_run(heap, size_class, true);
   return run ? _ws_pop_block(run) : NULL;

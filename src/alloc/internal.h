@@ -49,7 +49,7 @@
 #define WS_SURPLUS_EVERY 64                     // a class's run switches per look for surplus runs (a power of two)
 #define WS_REJOIN_FULL_RUNS 16                  // in a class with this many full runs, a full run rejoins
 #define WS_REJOIN_SHARE 4                       // its class list only with 1/4 of its blocks back
-#define WS_BORROW_CLASSES 2                     // before memory grows, a block may come from a class this far up
+#define WS_LARGER_CLASSES 2                     // before memory grows, a block may come from a class this far up
 
 // Checked mode (-DWS_CHECKED=1): every block carries its requested size and a canary, and
 // free verifies both and the pointer itself (check.c). Off by default.
@@ -189,6 +189,7 @@ typedef struct ws_heap {
   uint64_t cross_thread_frees;               // frees this thread made into other heaps' runs
   uint64_t kept_blocks;                      // of those, blocks this heap kept to hand out (kept.c)
   uint64_t borrowed_blocks;                  // blocks taken from other heaps' pending frees (steal.c)
+  uint64_t larger_class_blocks;              // served from a larger class instead of new memory (alloc.c)
   uint64_t runs_marked_full;                 // used-up runs taken off the class lists (alloc.c)
   uint64_t run_bytes;                        // bytes of the runs this heap holds
   uint64_t run_bytes_peak;

@@ -52,6 +52,7 @@ void ws_alloc_get_stats(ws_alloc_stats *stats) {
     stats->kept_blocks += WS_COUNTER_READ(heap->kept_blocks);
     stats->borrowed_blocks += WS_COUNTER_READ(heap->borrowed_blocks);
     stats->runs_marked_full += WS_COUNTER_READ(heap->runs_marked_full);
+    stats->larger_class_blocks += WS_COUNTER_READ(heap->larger_class_blocks);
     for (unsigned i = 0; i < WS_CLASSES; i++) {
       stats->class_allocations[i] += WS_COUNTER_READ(heap->class_allocations[i]);
       _ws_run_add_counts(&heap->kept[i], stats->class_allocations, frees);  // its stand-ins' unfolded counts
@@ -95,6 +96,7 @@ void ws_alloc_print_stats(FILE *out) {
   fprintf(out, "  runs       %12" PRIu64 " handed over by heaps with free blocks to spare, %" PRIu64 " adopted\n",
           s.runs_handed_over, s.runs_adopted);
   fprintf(out, "  runs       %12" PRIu64 " marked full when used up\n", s.runs_marked_full);
+  fprintf(out, "  blocks     %12" PRIu64 " served from a larger class instead of new memory\n", s.larger_class_blocks);
   fprintf(out, "  pool lock  %12" PRIu64 " acquisitions, %" PRIu64 " contended\n", s.pool_lock_acquisitions, s.pool_lock_contended);
   fprintf(out, "  size class   block size   allocations\n");
   for (unsigned i = 0; i < WS_CLASSES; i++) {
