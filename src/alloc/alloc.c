@@ -113,8 +113,9 @@ static ws_page *pool_run(ws_heap *heap, uint32_t pages, pool_source source) {
 // One of the heap's spare runs (*spare set), or a run from the pool. Memory grows only after the
 // heap has taken in other classes' remote frees: runs they empty become spares or go back to
 // the pool. (Taking them in before every fresh run, a walk over every class list, was a fifth
-// of the slow path's time on the standard workload.)
-static ws_page *spare_or_pool_run(ws_heap *heap, unsigned size_class, uint32_t pages, bool *spare, bool may_grow) {
+// of the slow path's time on the standard workload.) `last`: where the pool's last try may take
+// from (POOL_RECLAIMED or POOL_GROWN).
+static ws_page *spare_or_pool_run(ws_heap *heap, unsigned size_class, uint32_t pages, bool *spare, pool_source last) {
   ws_page *run = take_spare(heap, size_class, pages);
   if (run == NULL) run = pool_run(heap, pages, POOL_FREE);
   else *spare = true;
@@ -123,13 +124,13 @@ static ws_page *spare_or_pool_run(ws_heap *heap, unsigned size_class, uint32_t p
   run = take_spare(heap, size_class, pages);
   if (run != NULL) *spare = true;
   if (run != NULL) return run;
-  return pool_run(heap, pages, may_grow ? POOL_GROWN : POOL_RECLAIMED);
+  return pool_run(heap, pages, last);
 }
 
-static ws_page *fresh_run(ws_heap *heap, unsigned size_class, bool may_grow) {
+static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) {
   uint32_t pages = _ws_class_run_pages(size_class);
   bool spare = false;
-  ws_page *run = spare_or_pool_run(heap, size_class, pages, &spare, may_grow);
+  ws_page *run = spare_or_pool_run(heap, size_class, pages, &spare, last);
   if (run == NULL) return NULL;
   if (spare && run->size_class == size_class) {
     run->waited = false;
@@ -269,13 +270,13 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
   // Memory already free comes first, then a larger class's block, then new memory. (Looked for
   // again after the pool: taking in other classes' frees may have emptied and released it.)
   if (larger_class_run(heap, size_class, alignment) != NULL) {
-    if ((run = fresh_run(heap, size_class, false)) != NULL) return _ws_pop_block(run);
+    if ((run = fresh_run(heap, size_class, POOL_RECLAIMED)) != NULL) return _ws_pop_block(run);
     if ((run = larger_class_run(heap, size_class, alignment)) != NULL) {
       WS_COUNTER_ADD(heap->larger_class_blocks, 1);
       return _ws_pop_block(run);
     }
   }
-  run = fresh_run(heap, size_class, true);
+  run = fresh_run(heap, size_class, POOL_GROWN);
   return run ? _ws_pop_block(run) : NULL;
 }
 
