@@ -5,6 +5,8 @@
 
 #define _GNU_SOURCE
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 static _Atomic int checks_passed, checks_failed;  // CHECK works on any thread
@@ -18,6 +20,14 @@ static _Atomic int checks_passed, checks_failed;  // CHECK works on any thread
       fprintf(stderr, "FAILED %s:%d: %s\n", __FILE__, __LINE__, #condition);        \
     }                                                                               \
   } while (0)
+
+// Whether p is a multiple of alignment (a power of two). Through a volatile: the C library
+// declares memalign and friends with alloc_align, so the compiler may otherwise take the answer
+// for granted and fold the check away.
+static inline int is_aligned(const void *p, size_t alignment) {
+  const void *volatile seen = p;
+  return ((uintptr_t)seen & (alignment - 1)) == 0;
+}
 
 static int check_summary(const char *suite) {
   printf("%s: %d passed, %d failed\n", suite, checks_passed, checks_failed);

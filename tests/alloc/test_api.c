@@ -10,13 +10,6 @@
 
 #include "wasmscale/alloc.h"
 
-// Through a volatile: the C library declares memalign and friends with alloc_align, so the
-// compiler may otherwise take the answer for granted and fold the check away.
-static int is_aligned(const void *p, size_t alignment) {
-  const void *volatile seen = p;
-  return ((uintptr_t)seen & (alignment - 1)) == 0;
-}
-
 // Fills and re-reads a block, so a block that overlaps another or is too small shows up.
 static int fill_and_check(unsigned char *p, size_t size, unsigned char seed) {
   for (size_t i = 0; i < size; i++) p[i] = (unsigned char)(seed + i * 7);

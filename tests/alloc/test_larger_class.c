@@ -53,8 +53,7 @@ int main(void) {
   static void *aligned[ALIGNED];  // still before any new memory
   for (int i = 0; i < ALIGNED; i++) {
     aligned[i] = WS(memalign)(256, SIZE);
-    void *volatile seen = aligned[i];  // memalign's alloc_align would let the check fold away
-    CHECK(seen != NULL && (uintptr_t)seen % 256 == 0);
+    CHECK(aligned[i] != NULL && is_aligned(aligned[i], 256));
   }
   for (int i = 0; i < ALIGNED; i++) WS(free)(aligned[i]);
   // Only now: stdout's buffer may take new memory, which would spare the aligned requests.
