@@ -197,6 +197,12 @@ static void collect_all_classes(ws_heap *heap, unsigned except) {
   }
 }
 
+// Whether every block of a class is aligned to `alignment` (a power of two, at most a page):
+// runs start on page boundaries, so a class keeps an alignment its size is a multiple of.
+static bool class_keeps_alignment(unsigned size_class, size_t alignment) {
+  return _ws_class_size(size_class) % alignment == 0;
+}
+
 // A run of one of the next WS_LARGER_CLASSES larger classes of this heap with free blocks: one
 // of them may serve this class instead of new memory. Each class's runs follow the most blocks
 // of that class ever live at once, and with random sizes each class's live count swings on its
@@ -204,10 +210,10 @@ static void collect_all_classes(ws_heap *heap, unsigned except) {
 // larger). Not the serving run: while a heap fills its first runs, taking from them would
 // only pass the growth on to the larger class, block by block. Not a run waiting at the back
 // for frees (alloc slow path): found emptier at its turn, it would teach its class that waiting
-// does not pay. alignment: as in _ws_alloc_aligned, a class serves it if its size is a multiple.
+// does not pay. Only classes that keep the alignment asked for serve it.
 static ws_page *larger_class_run(ws_heap *heap, unsigned size_class, size_t alignment) {
   for (unsigned c = size_class + 1; c <= size_class + WS_LARGER_CLASSES && c < WS_CLASSES; c++) {
-    if (_ws_class_size(c) % alignment != 0 || heap->avail[c] == &_ws_empty_run) continue;
+    if (!class_keeps_alignment(c, alignment) || heap->avail[c] == &_ws_empty_run) continue;
     for (ws_page *run = heap->avail[c]->next; run != NULL; run = run->next) {
       if (run->free != NULL && !run->waited) return run;
     }
@@ -304,15 +310,14 @@ static void *large_alloc(ws_heap *heap, size_t size, size_t alignment) {
 
 // ----- the entry point used by the public API -----------------------------------------------
 
-// alignment: a power of two. Small and medium blocks come from a class whose size is a
-// multiple of the alignment (runs start on page boundaries, so every block is then aligned if
-// the alignment is at most a page; every class is a multiple of 16); anything else becomes a
-// large block at an aligned address.
+// alignment: a power of two. Small and medium blocks come from a class that keeps the alignment
+// (for alignments up to a page; every class is a multiple of 16); anything else becomes a large
+// block at an aligned address.
 void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size) {
   size_t wanted = size > alignment ? size : alignment;
   if (wanted <= WS_MEDIUM_MAX && alignment <= WS_PAGE_SIZE) {
     unsigned size_class = ws_size_class(wanted);
-    while (alignment > WS_ALIGNMENT && size_class < WS_CLASSES && _ws_class_size(size_class) % alignment != 0) {
+    while (alignment > WS_ALIGNMENT && size_class < WS_CLASSES && !class_keeps_alignment(size_class, alignment)) {
       size_class++;  // every class is a multiple of WS_ALIGNMENT: only larger alignments search
     }
     if (size_class < WS_CLASSES) {

@@ -2,9 +2,8 @@
 // slightly larger class it already has. The thread frees every third one of its 1100-byte
 // blocks (class 1152), takes every free span of the pool with large blocks, and then asks for
 // 1000-byte blocks (class 1024, of which it has no run): they must come from the 1152-byte
-// class's free blocks, with no new memory, and be counted as such. Requests aligned to 256 bytes, which half the
-// 1152-byte blocks miss, must still get an aligned block (from new memory).
-#include <stdint.h>
+// class's free blocks, with no new memory, and be counted as such. Requests aligned to 256
+// bytes, which half the 1152-byte blocks miss, must still get an aligned block (from new memory).
 #include <string.h>
 
 #include "check.h"
