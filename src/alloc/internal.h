@@ -49,6 +49,7 @@
 #define WS_SURPLUS_EVERY 64                     // a class's run switches per look for surplus runs (a power of two)
 #define WS_REJOIN_FULL_RUNS 16                  // in a class with this many full runs, a full run rejoins
 #define WS_REJOIN_SHARE 4                       // its class list only with 1/4 of its blocks back
+#define WS_HOLE_SPARING_PAGES 64                // memory grown to keep runs out of large blocks' holes, per large block
 #define WS_LARGER_CLASSES 2                     // before memory grows, a block may come from a class this far up
 
 // Checked mode (-DWS_CHECKED=1): every block carries its requested size and a canary, and
@@ -90,8 +91,16 @@ typedef struct ws_page {
   bool in_full;                 // run is off its heap's class list (owner only)
   bool waited;                  // run went to the back of its list once since it last served (owner only)
   uint32_t block_size;          // runs: size of every block; large: usable size
-  uint32_t capacity;            // runs: blocks in the run
-  uint32_t used;                // runs: blocks out of the owner's free list (owner only)
+  union {
+    struct {
+      uint32_t capacity;        // runs: blocks in the run
+      uint32_t used;            // runs: blocks out of the owner's free list (owner only)
+    };
+    struct {                    // other pages (span.c): the first page and length of the hole
+      uint32_t hole_at;         // a large block left, if this page is free and was part of it
+      uint32_t hole_pages;      // (0: none)
+    };
+  };
   ws_block *free;               // runs: owner's free list
   _Atomic uintptr_t thread_free;  // runs: blocks freed by other threads, | WS_NOTIFY_OWNER
   _Atomic(struct ws_heap *) owner;  // runs: the heap that allocates from this run
