@@ -121,9 +121,16 @@ void _ws_collect_delayed(ws_heap *heap) {
   while (list != 0) {
     ws_block *block = (ws_block *)list;
     list = (uintptr_t)block->next;
+    ws_page *run = ws_span_of(block);
+    // The run may have been handed over (orphan.c) since its freer found it full and read this
+    // heap as its owner: then the block is a remote free for whoever owns the run now. (Taken
+    // in here, it would be pushed onto a free list its new owner is popping from.)
+    if (atomic_load_explicit(&run->owner, memory_order_acquire) != heap) {
+      _ws_free_remote(run, block);
+      continue;
+    }
     // A remote free into a full run: back on the list at once, since the remote frees after it
     // go to the run's own pending list, which only listed runs have collected.
-    ws_page *run = ws_span_of(block);
     if (run->in_full) unfull(heap, run);
     _ws_free_local(heap, run, block);
   }
@@ -148,8 +155,14 @@ void _ws_free_remote(ws_page *run, ws_block *block) {
       // the owner by handing it this block; everyone after that uses the run's list again.
       if (atomic_compare_exchange_weak_explicit(&run->thread_free, &head, head & ~WS_NOTIFY_OWNER,
                                                 memory_order_acq_rel, memory_order_relaxed)) {
-        push_delayed(atomic_load_explicit(&run->owner, memory_order_acquire), block);
-        return;
+        ws_heap *owner = atomic_load_explicit(&run->owner, memory_order_acquire);
+        // Handed over meanwhile: the orphanage never takes in a delayed list, so the block goes
+        // onto the run's own list, which its adopter collects.
+        if (owner != &_ws_orphanage) {
+          push_delayed(owner, block);
+          return;
+        }
+        head &= ~WS_NOTIFY_OWNER;
       }
       continue;
     }
