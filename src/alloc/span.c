@@ -88,6 +88,13 @@ static void end_holes(size_t first, size_t pages) {
   }
 }
 
+// Pages to skip from `page` to the first `alignment`-aligned address.
+static size_t aligned_skip(const ws_page *page, size_t alignment) {
+  uintptr_t start = (uintptr_t)ws_page_address(page);
+  uintptr_t aligned = (start + alignment - 1) & ~(uintptr_t)(alignment - 1);
+  return (aligned - start) / WS_PAGE_SIZE;
+}
+
 // Pages to skip in `span` so that a run of `pages` takes no page of a hole, or SIZE_MAX if there
 // is no such place.
 static size_t run_lead(const ws_page *span, size_t pages) {
@@ -117,8 +124,7 @@ static ws_page *hole_fit_locked(size_t pages, size_t alignment, size_t *lead) {
         at++;
         continue;
       }
-      uintptr_t start = (uintptr_t)ws_page_address(page);
-      size_t skip = (((start + alignment - 1) & ~(uintptr_t)(alignment - 1)) - start) / WS_PAGE_SIZE;
+      size_t skip = aligned_skip(page, alignment);
       if (skip + pages <= page->hole_pages && page->hole_pages < best_pages) {
         best = span;
         best_at = at + skip;
@@ -132,7 +138,8 @@ static ws_page *hole_fit_locked(size_t pages, size_t alignment, size_t *lead) {
 }
 
 // Puts span [head, head + pages) into the bins, merged with free neighbours; a large block's pages
-// become a hole.
+// become a hole. Every released page is marked, hole or not: a run's head keeps its capacity and
+// use count in the same fields, which would otherwise read as a hole once the page is free.
 static void release_locked(ws_page *head, size_t pages) {
   bool large = head->kind == WS_PAGE_LARGE && pages >= WS_SPAN_BINS;
   mark_hole(head->index, pages, large ? head->index : 0, large ? (uint32_t)pages : 0);
@@ -228,18 +235,19 @@ static ws_page *find_locked(size_t pages, size_t alignment, size_t last_bin, ws_
   for (size_t bin = bin_of(pages); bin <= last_bin; bin++) {
     if (bin == WS_SPAN_BINS && kind == WS_PAGE_RUN) {  // runs need no alignment beyond a page
       ws_page *top = top_span_locked();
-      if (top != NULL && top->pages >= WS_SPAN_BINS && top->pages >= pages && run_lead(top, pages) != SIZE_MAX) {
-        *lead = run_lead(top, pages);
-        return top;
+      if (top != NULL && top->pages >= WS_SPAN_BINS && top->pages >= pages) {
+        size_t top_lead = run_lead(top, pages);
+        if (top_lead != SIZE_MAX) {
+          *lead = top_lead;
+          return top;
+        }
       }
     }
     ws_page *best = NULL;
     size_t best_skip = 0;
     for (ws_page *span = bins[bin]; span != NULL; span = span->next) {
-      uintptr_t start = (uintptr_t)ws_page_address(span);
-      uintptr_t aligned = (start + alignment - 1) & ~(uintptr_t)(alignment - 1);
-      size_t skip = (aligned - start) / WS_PAGE_SIZE;
-      if (bin == WS_SPAN_BINS && kind == WS_PAGE_RUN && (skip = run_lead(span, pages)) == SIZE_MAX) continue;
+      size_t skip = bin == WS_SPAN_BINS && kind == WS_PAGE_RUN ? run_lead(span, pages) : aligned_skip(span, alignment);
+      if (skip == SIZE_MAX) continue;
       bool fits = skip + pages <= span->pages;
       bool better = best == NULL || (bin == WS_SPAN_BINS ? span->pages < best->pages || (span->pages == best->pages && span->index < best->index)
                                                          : span->index < best->index);
