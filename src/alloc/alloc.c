@@ -13,7 +13,7 @@
 // Every change of a class's first run goes through here, to keep heap->direct in step.
 void _ws_set_first(ws_heap *heap, unsigned size_class, ws_page *run) {
   heap->avail[size_class] = run;
-  for (unsigned i = _ws_class_direct_first(size_class); i <= _ws_class_direct_last(size_class); i++) heap->direct[i] = run;
+  for (unsigned i = ws_class_direct_first(size_class), last = ws_class_direct_last(size_class); i <= last; i++) heap->direct[i] = run;
 }
 
 void _ws_list_push_front(ws_heap *heap, unsigned size_class, ws_page *run) {
@@ -137,7 +137,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) 
     _ws_list_push_front(heap, size_class, run);
     return run;
   }
-  size_t block_size = _ws_class_size(size_class);
+  size_t block_size = ws_class_size(size_class);
   __atomic_store_n(&run->size_class, (uint8_t)size_class, __ATOMIC_RELAXED);  // steal.c reads it from other threads
   run->block_size = (uint32_t)block_size;
   run->capacity = (uint32_t)((size_t)pages * WS_PAGE_SIZE / block_size);
@@ -200,7 +200,7 @@ static void collect_all_classes(ws_heap *heap, unsigned except) {
 // Whether every block of a class is aligned to `alignment` (a power of two, at most a page):
 // runs start on page boundaries, so a class keeps an alignment its size is a multiple of.
 static bool class_keeps_alignment(unsigned size_class, size_t alignment) {
-  return _ws_class_size(size_class) % alignment == 0;
+  return ws_class_size(size_class) % alignment == 0;
 }
 
 // A run of one of the next WS_LARGER_CLASSES larger classes of this heap with free blocks: one

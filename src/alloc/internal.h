@@ -214,11 +214,23 @@ static inline unsigned ws_size_class(size_t size) {
   unsigned index = (unsigned)((size - 1 - ((size_t)1 << bit)) >> step_shift);
   return 8 + (bit - 7) * 8 + index;
 }
-size_t _ws_class_size(unsigned size_class);
+// The block size of a class: inline, since the slow paths ask for it at every change of a
+// class list's first run.
+static inline size_t ws_class_size(unsigned size_class) {
+  if (size_class < 8) return ((size_t)size_class + 1) * 16;
+  unsigned bit = 7 + (size_class - 8) / 8;
+  unsigned index = (size_class - 8) % 8;
+  return ((size_t)1 << bit) + ((size_t)(index + 1) << (bit - 3));
+}
 uint32_t _ws_class_run_pages(unsigned size_class);
 // The heap->direct slots of a class: [first, last], empty (first > last) above WS_DIRECT_MAX.
-unsigned _ws_class_direct_first(unsigned size_class);
-unsigned _ws_class_direct_last(unsigned size_class);
+static inline unsigned ws_class_direct_first(unsigned size_class) {
+  return size_class == 0 ? 0 : (unsigned)(ws_class_size(size_class - 1) / 16 + 1);
+}
+static inline unsigned ws_class_direct_last(unsigned size_class) {
+  size_t size = ws_class_size(size_class);
+  return size <= WS_DIRECT_MAX ? (unsigned)(size / 16) : 0;
+}
 
 // ---------------------------------------------------------------------------------------
 // Page map (pagemap.c): pointer -> descriptor.

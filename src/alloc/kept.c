@@ -23,7 +23,7 @@ void _ws_kept_reset(ws_heap *heap) {
     ws_page *stand_in = &heap->kept[size_class];
     stand_in->kind = WS_PAGE_STAND_IN;
     stand_in->size_class = (uint8_t)size_class;
-    stand_in->block_size = (uint32_t)_ws_class_size(size_class);
+    stand_in->block_size = (uint32_t)ws_class_size(size_class);
   }
 }
 

@@ -1,23 +1,8 @@
 // Size classes: 16-byte steps up to 128 bytes, then 8 classes per doubling, so rounding a
-// request up to its class wastes at most 1/9 (11%) of the block. ws_size_class() (inline,
-// internal.h) maps a size to its class; these give the class's size and run length.
+// request up to its class wastes at most 1/9 (11%) of the block. ws_size_class() and
+// ws_class_size() (inline, internal.h) map a size to its class and back; this gives a class's
+// run length.
 #include "internal.h"
-
-size_t _ws_class_size(unsigned size_class) {
-  if (size_class < 8) return ((size_t)size_class + 1) * 16;
-  unsigned bit = 7 + (size_class - 8) / 8;
-  unsigned index = (size_class - 8) % 8;
-  return ((size_t)1 << bit) + ((size_t)(index + 1) << (bit - 3));
-}
-
-unsigned _ws_class_direct_first(unsigned size_class) {
-  return size_class == 0 ? 0 : (unsigned)(_ws_class_size(size_class - 1) / 16 + 1);
-}
-
-unsigned _ws_class_direct_last(unsigned size_class) {
-  size_t size = _ws_class_size(size_class);
-  return size <= WS_DIRECT_MAX ? (unsigned)(size / 16) : 0;
-}
 
 // Pages in a run of this class: enough for WS_RUN_MIN_BLOCKS blocks (so a run is not used up
 // every few allocations: with 16-block runs, blocks of 288-1024 bytes took the slow path 8 times
@@ -25,7 +10,7 @@ unsigned _ws_class_direct_last(unsigned size_class) {
 // short runs because a thread's first block of one claims the whole run: with 16-block runs, a
 // thread's one 4.5 KiB block held 80 KiB, its one 8 KiB block 128 KiB.
 uint32_t _ws_class_run_pages(unsigned size_class) {
-  size_t size = _ws_class_size(size_class);
+  size_t size = ws_class_size(size_class);
   size_t bytes = size * WS_RUN_MIN_BLOCKS;
   if (bytes > WS_RUN_MAX_BYTES) bytes = size * 2 > WS_RUN_MAX_BYTES ? size * 2 : WS_RUN_MAX_BYTES;
   return (uint32_t)((bytes + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE);

@@ -70,13 +70,13 @@ void ws_alloc_get_stats(ws_alloc_stats *stats) {
     stats->allocations += stats->class_allocations[i];
     // Signed: a snapshot taken while other threads work may see a free before its allocation.
     int64_t live = (int64_t)(stats->class_allocations[i] - frees[i]);
-    if (live > 0) stats->bytes_in_use += (uint64_t)live * _ws_class_size(i);
+    if (live > 0) stats->bytes_in_use += (uint64_t)live * ws_class_size(i);
   }
   stats->large_in_use = atomic_load_explicit(&_ws_large_in_use, memory_order_relaxed);
   stats->bytes_in_use += stats->large_in_use;
   stats->bytes_in_use_peak += atomic_load_explicit(&_ws_large_in_use_peak, memory_order_relaxed);
   if (stats->bytes_in_use_peak < stats->bytes_in_use) stats->bytes_in_use_peak = stats->bytes_in_use;
-  for (unsigned i = 0; i < WS_CLASSES; i++) stats->class_block_size[i] = _ws_class_size(i);
+  for (unsigned i = 0; i < WS_CLASSES; i++) stats->class_block_size[i] = ws_class_size(i);
   _ws_orphan_stats(stats);
   _ws_span_stats(stats);
 }
