@@ -302,8 +302,6 @@ static void *large_alloc(ws_heap *heap, size_t size, size_t alignment) {
   size_t pages = size == 0 ? 1 : (size + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE;
   ws_page *head = _ws_span_alloc_reclaiming(pages, alignment, WS_PAGE_LARGE, true);
   if (head == NULL) return NULL;
-  atomic_fetch_add_explicit(&_ws_large_in_use, (uint64_t)pages * WS_PAGE_SIZE, memory_order_relaxed);
-  _ws_note_large_peak();
   WS_COUNTER_ADD(heap->large_allocations, 1);
   return ws_page_address(head);
 }

@@ -138,11 +138,7 @@ static bool resize_in_place(void *p, size_t size) {
   if (size <= usable) return size >= usable / 2;
   ws_page *head = ws_span_of(p);
   if (head->kind != WS_PAGE_LARGE || size > WS_WINDOW_MAX - WS_PAGE_SIZE) return false;
-  size_t old_pages = head->pages;
-  size_t pages = (size + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE;
-  if (!_ws_span_extend(head, pages)) return false;
-  atomic_fetch_add_explicit(&_ws_large_in_use, (uint64_t)(pages - old_pages) * WS_PAGE_SIZE, memory_order_relaxed);
-  return true;
+  return _ws_span_extend(head, (size + WS_PAGE_SIZE - 1) / WS_PAGE_SIZE);
 #endif
 }
 

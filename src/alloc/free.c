@@ -177,11 +177,6 @@ void _ws_free_remote(ws_page *run, ws_block *block) {
 
 // ----- entry ---------------------------------------------------------------------------------
 
-static void free_large(ws_page *head) {
-  atomic_fetch_sub_explicit(&_ws_large_in_use, (uint64_t)head->pages * WS_PAGE_SIZE, memory_order_relaxed);
-  _ws_span_free(head);
-}
-
 void _ws_free_in(ws_heap *heap, void *p) {
   ws_page *run = ws_span_of(p);
   if (ws_likely(run != NULL && run->kind == WS_PAGE_RUN)) {
@@ -195,7 +190,7 @@ void _ws_free_in(ws_heap *heap, void *p) {
       _ws_free_remote(run, p);
     }
   } else if (run != NULL && run->kind == WS_PAGE_LARGE && (unsigned char *)p == ws_page_address(run)) {
-    free_large(run);
+    _ws_span_free(run);
   } else {
     _ws_fatal("free() of a pointer this allocator never returned", p);
   }

@@ -289,7 +289,7 @@ ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_sp
 ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind kind, bool may_grow);
 void _ws_span_free(ws_page *head);
 bool _ws_span_extend(ws_page *head, size_t pages);  // grow a large block in place
-void _ws_span_stats(ws_alloc_stats *stats);
+void _ws_span_stats(ws_alloc_stats *stats, uint64_t *large_peak);  // pool counts, large blocks
 void _ws_span_add_run_counts(uint64_t *allocations, uint64_t *frees);  // runs' unfolded counts, by class
 bool _ws_span_trim(void);                           // give the free top back to the platform
 
@@ -410,13 +410,10 @@ void _ws_return_kept(ws_heap *heap);                           // all of them to
 size_t _ws_usable_size(const void *p);
 
 // Global counters kept with atomics (slow paths only).
-extern _Atomic uint64_t _ws_large_in_use;
-extern _Atomic uint64_t _ws_large_in_use_peak;
 void _ws_run_fold_counts(ws_heap *heap, ws_page *run);    // owner only: run's counts into the heap's
 void _ws_run_add_counts(const ws_page *run, uint64_t *allocations, uint64_t *frees);  // its unfolded counts, by class
 void _ws_note_run_taken(ws_heap *heap, ws_page *run);     // owner only
 void _ws_note_run_released(ws_heap *heap, ws_page *run);  // owner only
-void _ws_note_large_peak(void);
 
 // Checked mode (check.c). The API layer asks for CHECK_EXTRA more bytes per block.
 #if WS_CHECKED

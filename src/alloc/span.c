@@ -14,6 +14,14 @@ static ws_prim_lock pool_lock = WS_PRIM_LOCK_INIT;
 static ws_page *bins[WS_SPAN_BINS + 1];
 static uintptr_t owned_end;  // end of the last memory taken from the platform (page aligned)
 static uint64_t reserved, reserved_peak, lock_acquisitions, lock_contended;
+// Bytes of large blocks, counted here under the lock with the pool's own counts, so that a
+// snapshot of the statistics never sees a large block both freed and not yet in the pool.
+static uint64_t large_in_use, large_in_use_peak;
+
+static void count_large(size_t pages) {
+  large_in_use += (uint64_t)pages * WS_PAGE_SIZE;
+  if (large_in_use > large_in_use_peak) large_in_use_peak = large_in_use;
+}
 
 static void lock_pool(void) {
   bool contended = ws_prim_lock_acquire(&pool_lock);
@@ -296,6 +304,7 @@ ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_sp
   }
   end_holes(head->index, pages);
   mark_used(head, pages, kind);
+  if (kind == WS_PAGE_LARGE) count_large(pages);
   unlock_pool();
   ws_prim_see_memory(head, sizeof *head);  // the caller sets its atomic fields
   return head;
@@ -303,6 +312,7 @@ ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_sp
 
 void _ws_span_free(ws_page *head) {
   lock_pool();
+  if (head->kind == WS_PAGE_LARGE) large_in_use -= (uint64_t)head->pages * WS_PAGE_SIZE;
   release_locked(head, head->pages);
   unlock_pool();
 }
@@ -323,6 +333,7 @@ bool _ws_span_extend(ws_page *head, size_t pages) {
     }
     end_holes(next->index, more);
     mark_used(head, pages, (ws_page_kind)head->kind);
+    count_large(more);  // only large blocks grow in place
   }
   unlock_pool();
   return ok;
@@ -368,10 +379,12 @@ void _ws_span_add_run_counts(uint64_t *allocations, uint64_t *frees) {
   unlock_pool();
 }
 
-void _ws_span_stats(ws_alloc_stats *stats) {
+void _ws_span_stats(ws_alloc_stats *stats, uint64_t *large_peak) {
   lock_pool();
   stats->bytes_reserved = reserved;
   stats->bytes_reserved_peak = reserved_peak;
+  stats->large_in_use = large_in_use;
+  *large_peak = large_in_use_peak;
   stats->pool_lock_acquisitions = lock_acquisitions;
   stats->pool_lock_contended = lock_contended;
   for (size_t bin = 1; bin <= WS_SPAN_BINS; bin++) {

@@ -1,11 +1,8 @@
-// Statistics: counters kept per heap by their owner, global ones with relaxed atomics, all
+// Statistics: counters kept per heap by their owner, the pool's under its lock (span.c), all
 // summed into one snapshot on request.
 #include <inttypes.h>
 
 #include "internal.h"
-
-_Atomic uint64_t _ws_large_in_use;
-_Atomic uint64_t _ws_large_in_use_peak;
 
 void _ws_run_fold_counts(ws_heap *heap, ws_page *run) {
   WS_COUNTER_ADD(heap->class_allocations[run->size_class], run->allocations);
@@ -31,13 +28,6 @@ void _ws_note_run_taken(ws_heap *heap, ws_page *run) {
 
 void _ws_note_run_released(ws_heap *heap, ws_page *run) {
   WS_COUNTER_SUB(heap->run_bytes, (uint64_t)run->pages * WS_PAGE_SIZE);
-}
-
-void _ws_note_large_peak(void) {
-  uint64_t now = atomic_load_explicit(&_ws_large_in_use, memory_order_relaxed);
-  uint64_t peak = atomic_load_explicit(&_ws_large_in_use_peak, memory_order_relaxed);
-  while (now > peak && !atomic_compare_exchange_weak(&_ws_large_in_use_peak, &peak, now)) {
-  }
 }
 
 void ws_alloc_get_stats(ws_alloc_stats *stats) {
@@ -72,13 +62,13 @@ void ws_alloc_get_stats(ws_alloc_stats *stats) {
     int64_t live = (int64_t)(stats->class_allocations[i] - frees[i]);
     if (live > 0) stats->bytes_in_use += (uint64_t)live * ws_class_size(i);
   }
-  stats->large_in_use = atomic_load_explicit(&_ws_large_in_use, memory_order_relaxed);
+  uint64_t large_peak;
+  _ws_span_stats(stats, &large_peak);
   stats->bytes_in_use += stats->large_in_use;
-  stats->bytes_in_use_peak += atomic_load_explicit(&_ws_large_in_use_peak, memory_order_relaxed);
+  stats->bytes_in_use_peak += large_peak;
   if (stats->bytes_in_use_peak < stats->bytes_in_use) stats->bytes_in_use_peak = stats->bytes_in_use;
   for (unsigned i = 0; i < WS_CLASSES; i++) stats->class_block_size[i] = ws_class_size(i);
   _ws_orphan_stats(stats);
-  _ws_span_stats(stats);
 }
 
 void ws_alloc_print_stats(FILE *out) {
