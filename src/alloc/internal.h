@@ -33,7 +33,7 @@
 #define WS_RUN_MIN_BLOCKS 64                    // a run holds this many blocks...
 #define WS_RUN_MAX_BYTES ((size_t)32 << 10)   // ...unless that is more than 32 KiB: then fewer (>= 2)
 #define WS_GROW_MIN ((size_t)64 << 10)          // smallest step taken from the platform
-#define WS_MAP_CHUNK_PAGES 1024                 // page descriptors allocated together
+#define WS_MAP_CHUNK_PAGES 256                  // page descriptors allocated together (one page of them)
 #define WS_WINDOW_MAX ((uint64_t)4 << 30)       // 4 GiB: all of wasm32 memory
 #define WS_WINDOW_PAGES (WS_WINDOW_MAX >> WS_PAGE_SHIFT)
 #define WS_MAP_CHUNKS (WS_WINDOW_PAGES / WS_MAP_CHUNK_PAGES)
