@@ -31,7 +31,8 @@
 #define WS_CLASSES WS_ALLOC_SIZE_CLASSES        // 8 per doubling: <= 12.5% rounding waste
 #define WS_MEDIUM_MAX ((size_t)32 << 10)        // larger requests are large blocks
 #define WS_RUN_MIN_BLOCKS 64                    // a run holds this many blocks...
-#define WS_RUN_MAX_BYTES ((size_t)32 << 10)   // ...unless that is more than 32 KiB: then fewer (>= 2)
+#define WS_RUN_MAX_BYTES ((size_t)32 << 10)     // ...unless that is more than 32 KiB: then fewer (>= 2)
+#define WS_FIRST_RUN_SHORT_ABOVE 2048           // a heap's first run of a larger class: one page
 #define WS_GROW_MIN ((size_t)64 << 10)          // smallest step taken from the platform
 #define WS_MAP_CHUNK_PAGES 256                  // page descriptors allocated together (one page of them)
 #define WS_WINDOW_MAX ((uint64_t)4 << 30)       // 4 GiB: all of wasm32 memory
@@ -406,6 +407,7 @@ static inline bool ws_is_stand_in(const ws_page *run) { return run->kind == WS_P
 void _ws_kept_reset(ws_heap *heap);
 bool _ws_keep(ws_heap *heap, ws_page *run, ws_block *block);  // false: over the bound
 uint32_t _ws_keep_list(ws_heap *heap, unsigned size_class, ws_block *list);  // returns the count
+bool _ws_has_run_of(const ws_heap *heap, unsigned size_class);  // listed (besides its stand-in) or full
 void _ws_return_kept(ws_heap *heap);                           // all of them to their owners
 size_t _ws_usable_size(const void *p);
 

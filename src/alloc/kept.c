@@ -45,7 +45,7 @@ static void put_first(ws_heap *heap, ws_page *stand_in) {
 }
 
 // Whether the heap has a run of the class (listed after its stand-in, if that is first, or full).
-static bool has_run_of(const ws_heap *heap, unsigned size_class) {
+bool _ws_has_run_of(const ws_heap *heap, unsigned size_class) {
   const ws_page *first = heap->avail[size_class];
   if (heap->full[size_class] != NULL) return true;
   return first != &_ws_empty_run && (!ws_is_stand_in(first) || first->next != NULL);
@@ -60,7 +60,7 @@ bool _ws_keep(ws_heap *heap, ws_page *run, ws_block *block) {
   // Only for a class this heap allocates itself (it has a run of it): a thread that frees what
   // others allocated would hold the blocks until it exits, out of everyone's reach.
   unsigned size_class = run->size_class;
-  if (!has_run_of(heap, size_class)) return false;
+  if (!_ws_has_run_of(heap, size_class)) return false;
   ws_page *stand_in = &heap->kept[size_class];
   if (stand_in->capacity - stand_in->used >= keep_bound(stand_in)) return false;
   block->next = stand_in->free;
