@@ -101,6 +101,10 @@ test('a heap with many more free blocks than it needs hands runs over to the hea
   expectPassNativeTsanWasm('test_handoff', 'handoff');
 });
 
+test('where threads pass blocks, a heap keeps a smaller reserve and hands the rest of its free runs over, natively, under TSan and in Wasm', () => {
+  expectPassNativeTsanWasm('test_passed_surplus', 'passed surplus');
+});
+
 test('a thread reuses the runs it empties instead of trading them through the pool, and an idle one keeps few, natively, under TSan and in Wasm', () => {
   expectPassNativeTsanWasm('test_spares', 'spares');
 });

@@ -47,7 +47,9 @@
 #define WS_STEAL_SCAN 4096                      // page descriptors looked at per attempt to reuse pending frees
 #define WS_KEEP_BYTES ((size_t)16 << 10)        // per class: other heaps' blocks a heap keeps from its own frees...
 #define WS_KEEP_MAX_BLOCKS 64                   // ...in bytes, and at most this many blocks
-#define WS_SURPLUS_EVERY 64                     // a class's run switches per look for surplus runs (a power of two)
+#define WS_SURPLUS_EVERY 64                     // a class's run switches per look for surplus runs (a power of two)...
+#define WS_PASSED_SURPLUS_EVERY 8               // ...where threads pass blocks (a power of two)...
+#define WS_PASSED_RESERVE_SHARE 4               // ...keeping a quarter of a run's blocks (alloc.c)
 #define WS_REJOIN_FULL_RUNS 16                  // in a class with this many full runs, a full run rejoins
 #define WS_REJOIN_SHARE 4                       // its class list only with 1/4 of its blocks back
 #define WS_HOLE_SPARING_PAGES 64                // memory grown to keep runs out of large blocks' holes, per large block
@@ -175,8 +177,11 @@ typedef struct ws_heap {
   // waits anyway, so the score can recover (alloc.c).
   uint8_t waiting_probes[WS_CLASSES];
   // Per class, slow-path switches to a run with free blocks, counting round: the first of
-  // every WS_SURPLUS_EVERY looks for surplus runs to hand over (orphan.c).
+  // every WS_SURPLUS_EVERY (or WS_PASSED_SURPLUS_EVERY) looks for surplus runs to hand over.
   uint8_t run_switches[WS_CLASSES];
+  // Per class, kept[class].capacity at the last look for surplus: kept blocks since then mean
+  // threads pass blocks of the class (alloc.c).
+  uint32_t kept_at_look[WS_CLASSES];
   _Atomic uintptr_t delayed_free;  // blocks freed remotely into full runs (a list)
   // Emptied runs kept for the next fresh run of the same length, so a thread that cycles
   // through memory does not take the pool lock for every run (linked through next).
@@ -398,7 +403,7 @@ void _ws_free_remote(ws_page *run, ws_block *block);          // onto the run's 
 // Orphaned runs (orphan.c): partly used runs handed from one heap to another.
 extern ws_heap _ws_orphanage;                                   // owns every orphan
 void _ws_orphan_run(ws_heap *heap, ws_page *run);               // a listed run with free blocks
-void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving);     // after the slow path picked `serving`
+void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving, uint32_t reserve);  // beyond `reserve` free blocks
 ws_page *_ws_adopt_orphan(ws_heap *heap, unsigned size_class);  // NULL: none of the class
 void _ws_release_empty_orphans(void);                           // orphans all of whose blocks came back
 void _ws_orphan_stats(ws_alloc_stats *stats);

@@ -25,10 +25,6 @@ static _Atomic uint64_t handed_over, adopted;  // runs, for the statistics
 // statistics add them up) take the frees collected from orphans that are given back emptied.
 ws_heap _ws_orphanage;
 
-// A class list keeps this many blocks' worth of free runs beyond the one serving now: enough
-// that the heap's next allocations of the class find blocks without the pool.
-static uint32_t reserve_of(const ws_page *serving) { return 2 * serving->capacity; }
-
 static void push_orphan(ws_page *run) {
   ws_prim_lock_acquire(&orphan_lock);
   ws_page *first = atomic_load_explicit(&orphans[run->size_class], memory_order_relaxed);
@@ -58,8 +54,10 @@ void _ws_orphan_run(ws_heap *heap, ws_page *run) {
   atomic_fetch_add_explicit(&handed_over, 1, memory_order_relaxed);
 }
 
-void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving) {
-  uint32_t kept_free = 0, reserve = reserve_of(serving);
+// Keeps `reserve` free blocks' worth of runs after `serving` (the caller's choice: alloc.c), so
+// the heap's next allocations of the class find blocks without the pool; hands over the rest.
+void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving, uint32_t reserve) {
+  uint32_t kept_free = 0;
   _ws_rejoin_full_runs(heap, serving->size_class);  // blocks back in full runs are free blocks too
   for (ws_page *run = serving->next, *next; run != NULL; run = next) {
     next = run->next;
