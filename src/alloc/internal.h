@@ -416,7 +416,7 @@ bool _ws_has_run_of(const ws_heap *heap, unsigned size_class);  // listed (besid
 void _ws_return_kept(ws_heap *heap);                           // all of them to their owners
 size_t _ws_usable_size(const void *p);
 
-// Global counters kept with atomics (slow paths only).
+// Statistics (stats.c).
 void _ws_run_fold_counts(ws_heap *heap, ws_page *run);    // owner only: run's counts into the heap's
 void _ws_run_add_counts(const ws_page *run, uint64_t *allocations, uint64_t *frees);  // its unfolded counts, by class
 void _ws_note_run_taken(ws_heap *heap, ws_page *run);     // owner only
