@@ -1,10 +1,11 @@
 // Where threads pass blocks, a heap keeps less in reserve (alloc.c, look_for_surplus). A thread
 // fills RUNS runs of one class, then frees FREED blocks in each but the last, so its class
-// list holds RUNS - 1 runs with free blocks beside the one serving: fewer free blocks than the
-// usual reserve of two runs, more than the quarter of a run kept where blocks are passed. It
-// then allocates until the slow path switches runs once, which looks for surplus. Two threads,
-// each with a heap of its own: without passing, nothing is handed over; having first freed (and
-// so kept) one block another thread allocated, all but the first of those runs are.
+// list holds RUNS - 1 runs with FREED free blocks each beside the one serving. The usual
+// reserve keeps runs until two runs' worth (42 blocks) is kept: all of them; the quarter of a
+// run kept where blocks are passed: only the first. The thread then allocates until the slow
+// path switches runs once, which looks for surplus. Two threads, each with a heap of its own:
+// without passing, nothing is handed over; having first freed (and so kept) one block another
+// thread allocated, all but the first of those runs are.
 #include "check.h"
 
 #include <pthread.h>
