@@ -129,14 +129,14 @@ static ws_page *spare_or_pool_run(ws_heap *heap, unsigned size_class, uint32_t p
 
 static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) {
   uint32_t pages = _ws_class_run_pages(size_class);
+  size_t block_size = ws_class_size(size_class);
   // A heap's first run of a class above 2 KiB is one page, if a block fits: a thread's block of
   // such a class is often its only one (its state, a buffer), and each thread's heap held a
   // two-page run for it. (Cross-thread workload, 4 threads, Wasm, 4 processes: peak
   // 23.24-23.41 -> 23.09-23.23 MB; others unchanged. Smaller classes keep full-length runs:
   // one-page first runs of 272-512 bytes, mixed into the pool with longer ones, cost the
   // small-block workload 0.15 MB.)
-  if (pages > 1 && ws_class_size(size_class) > WS_FIRST_RUN_SHORT_ABOVE && ws_class_size(size_class) <= WS_PAGE_SIZE &&
-      !_ws_has_run_of(heap, size_class)) {
+  if (pages > 1 && block_size > WS_FIRST_RUN_SHORT_ABOVE && block_size <= WS_PAGE_SIZE && !_ws_has_run_of(heap, size_class)) {
     pages = 1;
   }
   bool spare = false;
@@ -147,7 +147,6 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) 
     _ws_list_push_front(heap, size_class, run);
     return run;
   }
-  size_t block_size = ws_class_size(size_class);
   __atomic_store_n(&run->size_class, (uint8_t)size_class, __ATOMIC_RELAXED);  // steal.c reads it from other threads
   run->block_size = (uint32_t)block_size;
   run->capacity = (uint32_t)((size_t)pages * WS_PAGE_SIZE / block_size);

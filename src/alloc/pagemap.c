@@ -17,7 +17,8 @@ static uintptr_t align_up(uintptr_t address) {
 // a cache line more asked for each time, the pool lost most of a page to realigning after it.)
 static ws_page *grow_chunk(void) {
   size_t bytes = WS_MAP_CHUNK_PAGES * sizeof(ws_page);
-  size_t pad = align_up(ws_prim_break()) - ws_prim_break();
+  uintptr_t end = ws_prim_break();
+  size_t pad = align_up(end) - end;
   unsigned char *memory = ws_prim_grow(pad + bytes);
   if (memory == NULL) return NULL;
   if (align_up((uintptr_t)memory) - (uintptr_t)memory > pad) {
