@@ -150,7 +150,8 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) 
   __atomic_store_n(&run->size_class, (uint8_t)size_class, __ATOMIC_RELAXED);  // steal.c reads it from other threads
   run->block_size = (uint32_t)block_size;
   run->capacity = (uint32_t)((size_t)pages * WS_PAGE_SIZE / block_size);
-  run->used = 0;
+  WS_COUNTER_SET(run->used, 0);  // (the statistics read both from other threads)
+  WS_COUNTER_SET(run->used_at_fold, 0);
   run->in_full = false;
   run->waited = false;
   atomic_store_explicit(&run->thread_free, 0, memory_order_relaxed);
@@ -200,7 +201,7 @@ static void collect_all_classes(ws_heap *heap, unsigned except) {
       next = run->next;
       if (ws_is_stand_in(run)) continue;
       if (run->free != NULL || atomic_load_explicit(&run->thread_free, memory_order_relaxed) != 0) {
-        _ws_run_collect(heap, run);
+        _ws_run_collect(run);
         _ws_run_release_if_empty(heap, run);
       }
     }
@@ -261,7 +262,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
       run = next;
       continue;
     }
-    if (run->free == NULL) _ws_run_collect(heap, run);
+    if (run->free == NULL) _ws_run_collect(run);
     int8_t *pays = &heap->waiting_pays[size_class];
     if (run->free != NULL) {
       if (run->waited && *pays < WAITING_SCORE_MAX) ++*pays;

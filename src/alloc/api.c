@@ -84,19 +84,25 @@ static size_t system_page_size(void) {
 
 // ----- malloc and free -----------------------------------------------------------------------
 
+// Out of line, so that malloc's fast path keeps nothing for it in a register: a tail call.
+static __attribute__((noinline)) void *allocate_for_malloc(size_t size) {
+  return allocate(_ws_heap_current(), size, WS_ALIGNMENT);
+}
+
 void *WS_API(malloc)(size_t size) {
 #if !WS_CHECKED
   ws_heap *heap = _ws_current_heap;
-  if (ws_likely(heap != NULL && size <= WS_DIRECT_MAX)) {
-    ws_page *run = heap->direct[(size + 15) >> 4];
-    if (ws_likely(run->free != NULL)) return _ws_pop_small_block(run);
-  } else if (heap != NULL && size <= WS_MEDIUM_MAX) {
-    unsigned size_class = ws_size_class(size);
-    ws_page *run = heap->avail[size_class];
-    if (ws_likely(run->free != NULL)) return _ws_pop_block(run);
+  if (ws_likely(heap != NULL)) {
+    if (ws_likely(size <= WS_DIRECT_MAX)) {
+      ws_page *run = heap->direct[(size + 15) >> 4];
+      if (ws_likely(run->free != NULL)) return _ws_pop_small_block(run);
+    } else if (size <= WS_MEDIUM_MAX) {
+      ws_page *run = heap->avail[ws_size_class(size)];
+      if (ws_likely(run->free != NULL)) return _ws_pop_block(run);
+    }
   }
 #endif
-  return allocate(_ws_heap_current(), size, WS_ALIGNMENT);
+  return allocate_for_malloc(size);
 }
 
 void WS_API(free)(void *p) {

@@ -96,7 +96,7 @@ ws_page *_ws_rejoin_full_runs(ws_heap *heap, unsigned size_class) {
   return best;
 }
 
-void _ws_run_collect(ws_heap *heap, ws_page *run) {
+void _ws_run_collect(ws_page *run) {
   if (run->in_full) return;  // its blocks come back through the delayed list first
   // Looked at before it is taken: the slow path asks every run it passes, and with no remote
   // frees (the common case) a plain load spares an atomic read-modify-write each time.
@@ -111,8 +111,7 @@ void _ws_run_collect(ws_heap *heap, ws_page *run) {
   }
   last->next = run->free;
   run->free = first;
-  run->used -= count;
-  WS_COUNTER_ADD(heap->class_frees[run->size_class], count);
+  WS_COUNTER_SUB(run->used, count);  // counted as frees at the run's next fold (stats.c)
 }
 
 void _ws_collect_delayed(ws_heap *heap) {

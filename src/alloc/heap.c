@@ -74,7 +74,7 @@ static void tidy(ws_heap *heap) {
     ws_page *run = heap->avail[size_class];
     while (run != &_ws_empty_run && run != NULL) {
       ws_page *next = run->next;
-      _ws_run_collect(heap, run);
+      _ws_run_collect(run);
       if (run->used == 0) {
         // Unlink and give back even the last run of its class: nobody allocates here.
         _ws_list_remove(heap, run);

@@ -108,10 +108,12 @@ typedef struct ws_page {
   _Atomic uintptr_t thread_free;  // runs: blocks freed by other threads, | WS_NOTIFY_OWNER
   _Atomic(struct ws_heap *) owner;  // runs: the heap that allocates from this run
   struct ws_page *next, *prev;  // heap class list, or pool bin
-  // Runs and stand-ins: blocks handed out and taken back by the owner since they were last
-  // added to its heap's per-class statistics (_ws_run_fold_counts). Counting here, on the line
-  // the fast path writes anyway, spares it a store into the heap's arrays.
-  uint64_t allocations, frees;
+  // Runs and stand-ins: blocks handed out by the owner since they were last added to its heap's
+  // per-class statistics (_ws_run_fold_counts), and `used` then. The blocks taken back meanwhile
+  // follow from the two, so freeing counts nothing; counting here, on the line the allocation
+  // fast path writes anyway, spares it a store into the heap's arrays.
+  uint64_t allocations;
+  uint32_t used_at_fold;
 } __attribute__((aligned(WS_CACHE_LINE))) ws_page;
 #ifdef __EMSCRIPTEN__
 _Static_assert(sizeof(ws_page) == WS_CACHE_LINE, "a page descriptor fills one cache line");
@@ -142,9 +144,10 @@ typedef enum ws_heap_state {
   WS_HEAP_BUSY,             // being adopted or reclaimed
 } ws_heap_state;
 
-// Statistics counters are written only by their heap's owner and read by anyone. Plain
-// stores keep the fast path cheap (an atomic store in Wasm is sequentially consistent);
-// under ThreadSanitizer they become relaxed atomics so the benign races are not reported.
+// Statistics counters (and a run's `used`, which the statistics read too) are written only by
+// their owner and read by anyone. Plain stores keep the fast path cheap (an atomic store in
+// Wasm is sequentially consistent); under ThreadSanitizer they become relaxed atomics so the
+// benign races are not reported.
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define WS_TSAN 1
@@ -153,9 +156,11 @@ typedef enum ws_heap_state {
 #if defined(__SANITIZE_THREAD__) || defined(WS_TSAN)
 #define WS_COUNTER_ADD(field, n) __atomic_fetch_add(&(field), (n), __ATOMIC_RELAXED)
 #define WS_COUNTER_SUB(field, n) __atomic_fetch_sub(&(field), (n), __ATOMIC_RELAXED)
+#define WS_COUNTER_SET(field, n) __atomic_store_n(&(field), (n), __ATOMIC_RELAXED)
 #else
 #define WS_COUNTER_ADD(field, n) ((field) += (n))
 #define WS_COUNTER_SUB(field, n) ((field) -= (n))
+#define WS_COUNTER_SET(field, n) ((field) = (n))
 #endif
 #define WS_COUNTER_READ(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
@@ -326,16 +331,18 @@ bool _ws_heaps_abandoned(void);          // some heap waits to be adopted
 static inline void *_ws_pop_block(ws_page *run) {
   ws_block *block = run->free;
   run->free = block->next;
-  run->used++;
+  WS_COUNTER_ADD(run->used, 1);
   WS_COUNTER_ADD(run->allocations, 1);
   return block;
 }
 
 // Starts loading a block's first cache line without waiting for it. Wasm has no prefetch
 // instruction, but a load whose value nobody waits for does the same on an out-of-order CPU.
+// NULL does nothing. (A prefetch never faults, so natively it costs no test; in Wasm, reading
+// address 0 would stop a -sSAFE_HEAP build.)
 static inline void ws_prefetch(const ws_block *block) {
 #ifdef __EMSCRIPTEN__
-  (void)*(const volatile char *)block;
+  if (block != NULL) (void)*(const volatile char *)block;
 #else
   __builtin_prefetch(block);
 #endif
@@ -347,7 +354,7 @@ static inline void ws_prefetch(const ws_block *block) {
 // processes: 72.4 -> 58.6 ms; mimalloc 57.7). For 1-2 KiB blocks it cost 3-5% instead.
 static inline void *_ws_pop_small_block(ws_page *run) {
   void *block = _ws_pop_block(run);
-  if (run->free != NULL) ws_prefetch(run->free);
+  ws_prefetch(run->free);
   return block;
 }
 
@@ -370,8 +377,7 @@ void _ws_free_local_rare(ws_heap *heap, ws_page *run);
 static inline void _ws_free_local(ws_heap *heap, ws_page *run, ws_block *block) {
   block->next = run->free;
   run->free = block;
-  run->used--;
-  WS_COUNTER_ADD(run->frees, 1);
+  WS_COUNTER_SUB(run->used, 1);
   if (ws_unlikely(run->in_full || run->used == 0)) _ws_free_local_rare(heap, run);
 }
 
@@ -384,7 +390,7 @@ void _ws_set_first(ws_heap *heap, unsigned size_class, ws_page *run);
 void _ws_list_insert_second(ws_heap *heap, ws_page *run);
 void _ws_list_move_to_back(ws_heap *heap, ws_page *run);
 void _ws_collect_delayed(ws_heap *heap);
-void _ws_run_collect(ws_heap *heap, ws_page *run);
+void _ws_run_collect(ws_page *run);
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);
 void _ws_full_push(ws_heap *heap, ws_page *run);
 ws_page *_ws_rejoin_full_runs(ws_heap *heap, unsigned size_class);  // NULL: none has a free block

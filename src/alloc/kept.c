@@ -97,6 +97,9 @@ void _ws_return_kept(ws_heap *heap) {
       WS_COUNTER_SUB(heap->class_frees[size_class], 1);  // the owner counts it now
       _ws_free_remote(ws_span_of(block), block);
     }
-    stand_in->capacity = stand_in->used = 0;
+    _ws_run_fold_counts(heap, stand_in);  // then emptied: used and its fold value go back to 0
+    stand_in->capacity = 0;
+    WS_COUNTER_SET(stand_in->used, 0);
+    WS_COUNTER_SET(stand_in->used_at_fold, 0);
   }
 }

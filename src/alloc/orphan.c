@@ -62,7 +62,7 @@ void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving, uint32_t reserve) {
   for (ws_page *run = serving->next, *next; run != NULL; run = next) {
     next = run->next;
     if (ws_is_stand_in(run)) continue;
-    _ws_run_collect(heap, run);  // remote frees count as free blocks too
+    _ws_run_collect(run);  // remote frees count as free blocks too
     uint32_t free_blocks = run->capacity - run->used;
     if (free_blocks == 0) continue;
     if (run->used == 0) {
@@ -80,7 +80,7 @@ static void take(ws_heap *heap, ws_page *run) {
   ws_prim_see_memory(run, sizeof *run);
   atomic_store_explicit(&run->owner, heap, memory_order_release);
   _ws_note_run_taken(heap, run);
-  _ws_run_collect(heap, run);
+  _ws_run_collect(run);
 }
 
 ws_page *_ws_adopt_orphan(ws_heap *heap, unsigned size_class) {
@@ -108,9 +108,10 @@ void _ws_release_empty_orphans(void) {
     ws_page *next;
     for (ws_page *run = atomic_load_explicit(&orphans[size_class], memory_order_relaxed); run != NULL; run = next) {
       next = run->next;
-      _ws_run_collect(&_ws_orphanage, run);  // under the lock, the orphanage is the owner
+      _ws_run_collect(run);  // under the lock, for the orphanage (the owner)
       if (run->used != 0) continue;
       unlink_orphan(run);
+      _ws_run_fold_counts(&_ws_orphanage, run);  // the frees just collected
       _ws_span_free(run);
     }
   }

@@ -4,18 +4,28 @@
 
 #include "internal.h"
 
+// Blocks taken back into `run` since its last fold, local frees and remote ones collected
+// alike: those handed out, less what `used` grew by. For the owner it is exact. Read from
+// another thread, `used` goes first, so blocks handed out between the reads only add to the
+// count; a fold between them can still make it negative, read as none.
+static uint64_t frees_since_fold(const ws_page *run) {
+  int64_t grown = (int64_t)WS_COUNTER_READ(run->used) - (int64_t)WS_COUNTER_READ(run->used_at_fold);
+  int64_t frees = (int64_t)WS_COUNTER_READ(run->allocations) - grown;
+  return frees > 0 ? (uint64_t)frees : 0;
+}
+
 void _ws_run_fold_counts(ws_heap *heap, ws_page *run) {
+  WS_COUNTER_ADD(heap->class_frees[run->size_class], frees_since_fold(run));
   WS_COUNTER_ADD(heap->class_allocations[run->size_class], run->allocations);
-  WS_COUNTER_ADD(heap->class_frees[run->size_class], run->frees);
   WS_COUNTER_SUB(run->allocations, run->allocations);
-  WS_COUNTER_SUB(run->frees, run->frees);
+  WS_COUNTER_SET(run->used_at_fold, run->used);
 }
 
 void _ws_run_add_counts(const ws_page *run, uint64_t *allocations, uint64_t *frees) {
   unsigned size_class = __atomic_load_n(&run->size_class, __ATOMIC_RELAXED);
   if (size_class >= WS_CLASSES) return;
+  frees[size_class] += frees_since_fold(run);
   allocations[size_class] += WS_COUNTER_READ(run->allocations);
-  frees[size_class] += WS_COUNTER_READ(run->frees);
 }
 
 // Peaks are kept per heap by its owner, as the bytes of runs it holds (live blocks never
