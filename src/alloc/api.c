@@ -111,10 +111,13 @@ void WS_API(free)(void *p) {
   // take the remote path, which needs no heap of the caller's.
   ws_heap *heap = _ws_current_heap;
 #if !WS_CHECKED
-  ws_page *run = ws_span_of(p);
-  if (ws_likely(run != NULL && run->kind == WS_PAGE_RUN && ws_owner_is(run, heap))) {
-    _ws_free_local(heap, run, p);
-    return;
+  ws_page *page = ws_page_of(p);
+  if (ws_likely(page != NULL)) {
+    ws_page *run = page->head;
+    if (ws_likely(run->kind == WS_PAGE_RUN && ws_owner_is(run, heap))) {
+      _ws_free_local(heap, run, p);
+      return;
+    }
   }
 #endif
   release(heap, p);

@@ -22,6 +22,11 @@
 #include "wasmscale/alloc.h"
 #include "../platform/platform.h"
 
+// Everything declared below is the allocator's own: hidden from other modules, so in a shared
+// library (natively, through LD_PRELOAD) the fast paths reach the TLS heap, the page map and
+// the slow paths directly instead of through the GOT and PLT.
+#pragma GCC visibility push(hidden)
+
 // ---------------------------------------------------------------------------------------
 // Knobs. Everything else derives from these.
 // ---------------------------------------------------------------------------------------
@@ -86,7 +91,7 @@ typedef enum ws_page_kind {
 struct ws_heap;
 
 typedef struct ws_page {
-  struct ws_page *head;         // the span's first page (itself when it is the head)
+  struct ws_page *head;         // the span's first page (itself when it is the head, or unused)
   uint32_t index;               // this page's number in the window (fixed)
   uint32_t pages;               // span length (head and, for free spans, tail)
   uint8_t kind;                 // ws_page_kind
@@ -260,13 +265,21 @@ static inline ws_page *ws_page_at_index(size_t index) {
   return chunk ? &chunk[index % WS_MAP_CHUNK_PAGES] : NULL;
 }
 
-// The head descriptor of the span holding p, or NULL if p is not in allocator memory.
-static inline ws_page *ws_span_of(const void *p) {
+// The descriptor of the page holding p, or NULL outside the page map. Its head is never NULL:
+// a page of no span (kind WS_PAGE_UNUSED) is its own, so the free fast path, which checks the
+// head's kind anyway, needs no test for it.
+static inline ws_page *ws_page_of(const void *p) {
   uintptr_t offset = (uintptr_t)p - WS_WINDOW_BASE;
 #if UINTPTR_MAX > 0xffffffffu  // in wasm32 the window is the whole address space
   if (ws_unlikely(offset >= WS_WINDOW_MAX)) return NULL;
 #endif
-  ws_page *page = ws_page_at_index(offset >> WS_PAGE_SHIFT);
+  return ws_page_at_index(offset >> WS_PAGE_SHIFT);
+}
+
+// The head descriptor of the span holding p: NULL, or one of kind WS_PAGE_UNUSED, if p is not
+// in allocator memory.
+static inline ws_page *ws_span_of(const void *p) {
+  ws_page *page = ws_page_of(p);
   return page ? page->head : NULL;
 }
 
@@ -440,5 +453,7 @@ size_t _ws_check_requested_size(const void *p);
 
 // Prints "wasmscale: <problem> (address 0x...)" on one line and aborts.
 _Noreturn void _ws_fatal(const char *problem, const void *address);
+
+#pragma GCC visibility pop
 
 #endif

@@ -38,7 +38,10 @@ bool _ws_map_ensure(size_t first, size_t count) {
     ws_page *descriptors = grow_chunk();
     if (descriptors == NULL) return false;
     memset(descriptors, 0, WS_MAP_CHUNK_PAGES * sizeof(ws_page));
-    for (size_t i = 0; i < WS_MAP_CHUNK_PAGES; i++) descriptors[i].index = (uint32_t)(chunk * WS_MAP_CHUNK_PAGES + i);
+    for (size_t i = 0; i < WS_MAP_CHUNK_PAGES; i++) {
+      descriptors[i].index = (uint32_t)(chunk * WS_MAP_CHUNK_PAGES + i);
+      descriptors[i].head = &descriptors[i];  // unused: its own head (ws_span_of)
+    }
     // Published before any page it describes is handed out (which happens under the lock).
     __atomic_store_n(&_ws_page_map[chunk], descriptors, __ATOMIC_RELEASE);
   }

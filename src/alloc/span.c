@@ -354,7 +354,7 @@ bool _ws_span_trim(void) {
       for (size_t i = 0; i < top->pages; i++) {
         ws_page *page = ws_page_at_index(top->index + i);
         page->kind = WS_PAGE_UNUSED;
-        page->head = NULL;
+        page->head = page;
       }
       owned_end -= bytes;
       reserved -= bytes;
