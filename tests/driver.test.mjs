@@ -37,6 +37,8 @@ test('unknown or missing option values are one-line errors with status 2', () =>
   expectUsageError(['--backend=nfs', 'x.c'], /unknown --backend value 'nfs': expected one of host/);
   expectUsageError(['--fs=js', '--backend=host', 'x.c'], /--backend needs --fs=wasmscale/);
   expectUsageError(['--fs=wasmscale', '-lnodefs.js', 'x.c'], /'-lnodefs.js' needs Emscripten's JS file system/);
+  expectUsageError(['--malloc=wasmscale', '-fsanitize=leak,undefined', 'x.c'],
+                   /--malloc=wasmscale cannot be combined with -fsanitize=leak, whose runtime brings its own malloc/);
 });
 
 test('a missing emcc is named, with status 2', () => {
@@ -84,6 +86,24 @@ test('flags map onto emcc settings at link time only', () => {
   const mounts = fs.readFileSync(rawfs[rawfs.indexOf('-Wl,--undefined=ws_fs_mount_startup_dirs') - 1], 'utf8');
   assert.match(mounts, /Module\['wasmscaleMounts'\] = \[\["\/", "\."\]\];/);
   assert.ok(!printed(['-sNODERAWFS=0', 'x.c']).some((arg) => arg.includes('mount')), '-sNODERAWFS=0 mounts nothing');
+  // AddressSanitizer's runtime is malloc then: no allocator of ours (the file system stays).
+  const asan = printed(['-fsanitize=address', 'x.c']);
+  assert.ok(!asan.some((arg) => arg.startsWith('-sMALLOC') || arg.includes('libwasmscale-alloc')) &&
+            asan.some((arg) => arg.endsWith('libwasmscale-fs.a')), asan.join(' '));
+  const ours = (args) => printed(args).some((arg) => arg.endsWith('libwasmscale-alloc.a'));
+  assert.ok(ours(['-fsanitize=address', '-fno-sanitize=address', 'x.c']), 'the later flag wins');
+  assert.ok(ours(['-fsanitize=undefined', 'x.c']), 'UBSan keeps the chosen allocator');
+});
+
+test('-fsanitize=address builds with the file system and reports a heap overflow', () => {
+  const out = path.join(scratch, 'asan.js');
+  const flags = ['-pthread', '-sPROXY_TO_PTHREAD', '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=2'];
+  const build = run(DRIVER, ['-fsanitize=address', ...flags, path.join(ROOT, 'tests', 'fixtures', 'heap_overflow.c'), '-o', out]);
+  assert.equal(build.status, 0, build.stderr);
+  const result = runWasm(out);
+  assert.match(result.stdout, /^file ok$/m, result.stderr);
+  assert.match(`${result.stdout}${result.stderr}`, /AddressSanitizer: heap-buffer-overflow/);
+  assert.notEqual(result.status, 0);
 });
 
 const builds = [
