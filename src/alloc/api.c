@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <malloc.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -240,6 +241,18 @@ struct mallinfo WS_API(mallinfo)(void) {
   info.fordblks = clamp(stats.bytes_reserved > stats.bytes_in_use ? stats.bytes_reserved - stats.bytes_in_use : 0);
   info.keepcost = clamp(stats.pool_largest_free);
   return info;
+}
+
+// The other two glibc names <malloc.h> declares (Emscripten's too, though its dlmalloc defines
+// neither), so programs that call them link. malloc_stats prints to stderr, as glibc's does.
+void WS_API(malloc_stats)(void) { ws_alloc_print_stats(stderr); }
+
+// The allocator has no tunables (its steps and thresholds are its own): mallopt changes
+// nothing and says so with glibc's failure value, 0.
+int WS_API(mallopt)(int parameter, int value) {
+  (void)parameter;
+  (void)value;
+  return 0;
 }
 
 // ----- names libc and Emscripten's runtime call ----------------------------------------------

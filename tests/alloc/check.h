@@ -50,6 +50,8 @@ void *ws_valloc(size_t size);
 void *ws_pvalloc(size_t size);
 size_t ws_malloc_usable_size(void *p);
 int ws_malloc_trim(size_t pad);
+void ws_malloc_stats(void);
+int ws_mallopt(int parameter, int value);
 #define WS(name) ws_##name
 #else
 #include <malloc.h>

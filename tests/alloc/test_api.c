@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -197,6 +198,8 @@ static void test_stats(void) {
   ws_alloc_get_stats(&freed);
   CHECK(freed.bytes_in_use == before.bytes_in_use && freed.allocations == after.allocations);
   ws_alloc_print_stats(stdout);
+  WS(malloc_stats)();  // glibc's name for the same (to stderr)
+  CHECK(WS(mallopt)(M_MMAP_THRESHOLD, 1 << 20) == 0);  // no tunables, and it says so
 }
 
 int main(void) {
