@@ -4,7 +4,7 @@
 // many blocks are freed by a thread other than the one that allocated them. Threads are
 // created and joined again every round. Every block's pattern is checked before it is freed.
 // Meanwhile the main thread takes statistics snapshots, which read the runs' counters as the
-// threads change them (under TSan: no report; everywhere: no count that wrapped below zero).
+// threads change them: under TSan, every such read must be one it knows to be atomic.
 //
 // usage: test_stress [threads=4] [rounds=10] [scale=100]
 #include "check.h"
@@ -100,17 +100,13 @@ static void *stress_thread(void *arg) {
   return NULL;
 }
 
-// Snapshots until every thread of the round is done; returns how many it took.
-static int watch_statistics(int threads) {
-  int snapshots = 0;
+// Takes snapshots until every thread of the round is done.
+static void watch_statistics(int threads) {
   do {
     ws_alloc_stats stats;
     ws_alloc_get_stats(&stats);
-    CHECK(stats.bytes_in_use < ((uint64_t)1 << 40) && stats.bytes_in_use <= stats.bytes_in_use_peak);
-    snapshots++;
     sched_yield();
   } while (atomic_load(&threads_done) < threads);
-  return snapshots;
 }
 
 int main(int argc, char **argv) {
@@ -121,17 +117,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: test_stress [threads 1-%d] [rounds] [scale]\n", MAX_THREADS);
     return 2;
   }
-  int snapshots = 0;
   for (int round = 0; round < rounds; round++) {
     pthread_t threads[MAX_THREADS];
     atomic_store(&threads_done, 0);
     for (int i = 0; i < thread_count; i++) {
       CHECK(pthread_create(&threads[i], NULL, stress_thread, (void *)(uintptr_t)(round * thread_count + i)) == 0);
     }
-    snapshots += watch_statistics(thread_count);
+    watch_statistics(thread_count);
     for (int i = 0; i < thread_count; i++) pthread_join(threads[i], NULL);
   }
-  CHECK(snapshots >= rounds);
   for (int i = 0; i < TRANSFERS; i++) check_and_free((header *)atomic_exchange(&transfer[i], 0));
   CHECK(atomic_load(&corrupt_blocks) == 0);
   printf("stress (%d threads, %d rounds, scale %d): ", thread_count, rounds, scale);
