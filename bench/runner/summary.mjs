@@ -7,7 +7,8 @@ export function median(values) {
 }
 
 // Groups records by configuration:
-// { key -> { ...config, n, median, min, max, usPerOp, usPerOpBest, peak, wasm, status, reason } }.
+// { key -> { ...config, n, median, min, max, usPerOp, usPerOpBest, peak, peakMedian, wasm, status, reason } }.
+// peak is the highest of every repetition's, peakMedian their median.
 // A configuration with a failed run is failed, unless every failure is a known peer issue
 // (matrix.mjs) and other rounds completed: then it is measured from those, and `failedRuns`,
 // `reason` and `knownIssue` say what happened to the rest.
@@ -32,7 +33,8 @@ export function summarize(records) {
     const med = median(times);
     summary.set(key, { ...base, n: ok.length, status: 'ok', ...why, median: med, min: Math.min(...times),
                        max: Math.max(...times), usPerOp: (med * 1000) / ok[0].ops,
-                       usPerOpBest: (Math.min(...times) * 1000) / ok[0].ops, peak: Math.max(...ok.map((r) => r.peak_bytes)) });
+                       usPerOpBest: (Math.min(...times) * 1000) / ok[0].ops, peak: Math.max(...ok.map((r) => r.peak_bytes)),
+                       peakMedian: median(ok.map((r) => r.peak_bytes)) });
   }
   return summary;
 }
