@@ -64,7 +64,7 @@ function allocatorTargets(summary, host) {
       const worst = mine && dl && mi ? Math.max(mine.peak / dl.peak / 1.1, mine.peak / mi.peak) : null;
       rows.push(check(`${host}: ${variant}, ${threads} thread(s), peak ≤ 1.1× dlmalloc's and ≤ mimalloc's`, worst, (v) => v <= 1,
                       () => `${fmt(mine.peak / dl.peak, 2)}× dlmalloc, ${fmt(mine.peak / mi.peak, 2)}× mimalloc` +
-                            `; median process ${fmt(mine.peakMedian / dl.peakMedian, 2)}× dlmalloc`));
+                            `; medians ${fmt(mine.peakMedian / dl.peakMedian, 2)}× dlmalloc`));
     }
   }
   return rows;
