@@ -122,10 +122,16 @@ $(BUILD)/bench/%.js: bench/src/$$(call field,1,$$*).c $(BENCH_HARNESS) $(PEER_SO
 	  $(if $(filter pthread,$(call field,4,$*)),-sPROXY_TO_PTHREAD) \
 	  $< bench/src/harness.c -o $@
 
-bench: libs programs
+# Set-up runs first, alone: on a fresh machine nothing can compile before it has installed emcc.
+# (Not a prerequisite of the libraries: the driver builds those on a user's machine too.)
+bench:
+	@scripts/setup.sh
+	@$(MAKE) --no-print-directory libs programs
 	$(NODE) bench/runner/run.mjs $(if $(QUICK),--quick)
 
-test: libs programs
+test:
+	@scripts/setup.sh
+	@$(MAKE) --no-print-directory libs programs
 	$(NODE) --test --test-concurrency=1 --test-timeout=1200000 tests/
 
 clean:
