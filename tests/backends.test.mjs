@@ -2,6 +2,7 @@
 // ASan+UBSan and TSan, against a real directory) and in Wasm on Node, mounted with the C API,
 // with `wasmscale-cc --mount`, and as the root (-sNODERAWFS, --mount=/=DIR). The host side of
 // every run is checked here, after it.
+import { spawn } from 'node:child_process';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -43,6 +44,12 @@ function checkHost({ base, dir }, stdout) {
   }
   assert.equal(fs.statSync(path.join(out, 'shared.log')).size, threads * rounds * RECORD);
   assert.equal(fs.readFileSync(path.join(base, 'secret.txt'), 'utf8'), 'secret\n', 'the secret is untouched');
+  // chmod and utimensat were applied on the host, not only recorded in memory.
+  const input = fs.statSync(path.join(dir, 'input.txt'));
+  assert.equal(input.mode & 0o7777, 0o600, 'chmod reached the host file');
+  assert.equal(input.mtimeMs, 1200000000 * 1000, 'utimensat reached the host file');
+  assert.equal(input.atimeMs, 1000000000 * 1000);
+  assert.equal(fs.statSync(path.join(dir, 'sub')).mode & 0o7777, 0o700, 'chmod reached the host directory');
 }
 
 test('host backend on the core: real host files from 4 threads, no way out of the mount (ASan+UBSan, TSan)', () => {
@@ -168,5 +175,88 @@ test('wasmscale-cc --mount refuses what it cannot do', () => {
     const result = run(DRIVER, args, { cwd: ROOT });
     assert.equal(result.status, 2, result.stderr);
     assert.match(result.stderr, message);
+  }
+});
+
+// ----- the escape suite (tests/fs/escape.c) -------------------------------------------------------
+const ESCAPED = /escape: (\d+) boundary crossings in (\d+) tries \((\d+) reads inside\)(, two devices)?: held/;
+
+// A host directory to mount beside an outside one holding the secret. As root, t1/ and t2/ are
+// two tmpfs file systems (their roots share an inode number); otherwise that part is skipped,
+// said on the test's output.
+function escapeDirs(t, name) {
+  const base = fs.mkdtempSync(path.join(scratch, `${name}-`));
+  const dir = path.join(base, 'dir'), outside = path.join(base, 'outside');
+  for (const sub of ['', 'sub', 'race', 'rootswap']) {
+    fs.mkdirSync(path.join(dir, sub), { recursive: true });
+    fs.writeFileSync(path.join(dir, sub, 'inside.txt'), 'inside\n');
+  }
+  fs.mkdirSync(outside);
+  fs.writeFileSync(path.join(outside, 'inside.txt'), 'SECRET\n');
+  const mounted = [];
+  if (process.getuid?.() === 0) {
+    for (const t of ['t1', 't2']) {
+      fs.mkdirSync(path.join(dir, t));
+      const result = run('mount', ['-t', 'tmpfs', '-o', 'size=1m', `wasmscale-${t}`, path.join(dir, t)]);
+      if (result.status === 0) mounted.push(path.join(dir, t));
+    }
+  }
+  if (mounted.length < 2) t.diagnostic('escape suite: two file systems inside the mount skipped (needs root and tmpfs)');
+  return { dir, outside, tmpfs: mounted.length === 2, mounted };
+}
+
+// Nothing was made or changed outside; each tmpfs holds its own file.
+function checkEscape(t, { dir, outside, tmpfs }, result) {
+  assert.deepEqual(fs.readdirSync(outside), ['inside.txt'], 'a file was made outside the mount');
+  assert.equal(fs.readFileSync(path.join(outside, 'inside.txt'), 'utf8'), 'SECRET\n');
+  for (const made of ['made-by-fd.txt', 'made-by-cwd.txt']) assert.ok(fs.existsSync(path.join(dir, 'sub', made)), made);
+  if (tmpfs) {
+    assert.deepEqual(fs.readdirSync(path.join(dir, 't1')), ['one.txt']);
+    assert.deepEqual(fs.readdirSync(path.join(dir, 't2')), ['two.txt']);
+  }
+  const [, crossings, tries, inside] = ESCAPED.exec(result.stdout).map(Number);
+  t.diagnostic(`escape suite: ${crossings} boundary crossings in ${tries} tries, ${inside} reads inside${tmpfs ? ', two devices' : ''}`);
+}
+
+function unmountEscapeDirs({ mounted }) {
+  for (const at of mounted) run('umount', [at]);
+}
+
+// A host process swapping race/ and rootswap/ for symlinks to the outside, from when the
+// program says it is ready until killed.
+const SWAPPER = `
+const fs = require('fs'), [dir, outside] = process.argv.slice(1);
+while (!fs.existsSync(dir + '/ready')) {}
+for (const end = Date.now() + 300000; Date.now() < end;) {
+  for (const name of ['race', 'rootswap']) {
+    const at = dir + '/' + name;
+    try { fs.renameSync(at, at + '.away'); fs.symlinkSync(outside, at); fs.unlinkSync(at); } catch {}
+    try { fs.renameSync(at + '.away', at); } catch {}
+  }
+}`;
+
+test('escape suite on the core: held directories renamed and replaced by symlinks out, two mounts of one directory, a thread swapping on the host, two file systems inside (ASan+UBSan)', (t) => {
+  const dirs = escapeDirs(t, 'escape-core');
+  try {
+    const result = run(core('escape', 'address,undefined'),
+      [dirs.dir, dirs.outside, '3000', 'swap', ...(dirs.tmpfs ? ['tmpfs'] : [])]);
+    assert.doesNotMatch(result.stderr, /Sanitizer/, result.stderr.slice(0, 4000));
+    expectOutput(result, ESCAPED);
+    checkEscape(t, dirs, result);
+  } finally {
+    unmountEscapeDirs(dirs);
+  }
+});
+
+test('escape suite in Wasm on Node: the same, with a host process swapping directories while the program runs', (t) => {
+  const dirs = escapeDirs(t, 'escape-wasm');
+  const swapper = spawn(process.execPath, ['-e', SWAPPER, dirs.dir, dirs.outside], { stdio: 'ignore' });
+  try {
+    const result = runWasm(wasm('escape'), [dirs.dir, dirs.outside, '2000', ...(dirs.tmpfs ? ['tmpfs'] : [])]);
+    expectOutput(result, ESCAPED);
+    checkEscape(t, dirs, result);
+  } finally {
+    swapper.kill();
+    unmountEscapeDirs(dirs);
   }
 });

@@ -58,6 +58,7 @@ typedef enum ws_fs_op {
   WS_FS_OP_TRUNCATE = 1 << 8,
   WS_FS_OP_SYNC = 1 << 9,
   WS_FS_OP_OPEN = 1 << 10,
+  WS_FS_OP_SET_ATTRIBUTES = 1 << 11,  // chmod, utimensat
 } ws_fs_op;
 
 // From now on, the `skip`+1-th backend operation in `ops` (a mask of ws_fs_op) fails with

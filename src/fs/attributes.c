@@ -65,11 +65,16 @@ int ws_fs_fstatat(int dirfd, const char *path, ws_stat *out, int flags) {
   return 0;
 }
 
-static void change_mode(ws_node *node, uint32_t mode) {
+// The backend applies the change first (a host file's mode on disk); only then is it recorded.
+static int change_mode(ws_node *node, uint32_t mode) {
   ws_rwlock_write(&node->lock);
-  atomic_store(&node->mode, node->type | (mode & 07777));
-  ws_node_touch(node, false);
+  int error = ws_b_set_mode(node, mode & 07777);
+  if (error == 0) {
+    atomic_store(&node->mode, node->type | (mode & 07777));
+    ws_node_touch(node, false);
+  }
   ws_rwlock_unlock(&node->lock);
+  return error;
 }
 
 int ws_fs_fchmodat(int dirfd, const char *path, uint32_t mode, int flags) {
@@ -79,7 +84,7 @@ int ws_fs_fchmodat(int dirfd, const char *path, uint32_t mode, int flags) {
   if (walk.node->type == S_IFLNK) {
     error = -EOPNOTSUPP;  // Linux cannot change a symlink's mode either
   } else {
-    change_mode(walk.node, mode);
+    error = change_mode(walk.node, mode);
   }
   ws_walk_done(&walk);
   return error;
@@ -88,9 +93,9 @@ int ws_fs_fchmodat(int dirfd, const char *path, uint32_t mode, int flags) {
 int ws_fs_fchmod(int fd, uint32_t mode) {
   ws_file *file = ws_fd_get(fd);
   if (file == NULL) return -EBADF;
-  change_mode(file->node, mode);
+  int error = change_mode(file->node, mode);
   ws_file_unref(file);
-  return 0;
+  return error;
 }
 
 static bool valid_time(const struct timespec *time) {
@@ -116,20 +121,21 @@ int ws_fs_utimensat(int dirfd, const char *path, const struct timespec times[2],
   ws_node *node = walk.node;
   ws_rwlock_write(&node->lock);
   ws_node_resolve_times(node);  // earlier marks must not override the times given here
+  struct timespec resolved[2] = {node->atime, node->mtime};
   for (int i = 0; i < 2; i++) {
     const struct timespec *given = times != NULL ? &times[i] : NULL;
     if (given != NULL && given->tv_nsec == UTIME_OMIT) continue;
-    struct timespec value = given == NULL || given->tv_nsec == UTIME_NOW ? now : *given;
-    if (i == 0) {
-      node->atime = value;
-    } else {
-      node->mtime = value;
-    }
+    resolved[i] = given == NULL || given->tv_nsec == UTIME_NOW ? now : *given;
   }
-  node->ctime = now;
+  error = ws_b_set_times(node, resolved);
+  if (error == 0) {
+    node->atime = resolved[0];
+    node->mtime = resolved[1];
+    node->ctime = now;
+  }
   ws_rwlock_unlock(&node->lock);
   ws_walk_done(&walk);
-  return 0;
+  return error;
 }
 
 int ws_fs_faccessat(int dirfd, const char *path, int mode, int flags) {

@@ -98,3 +98,23 @@ int ws_b_sync(ws_node *file) { CALL(WS_FS_OP_SYNC, file, sync, file); }
 int ws_b_allocate(ws_node *file, uint64_t offset, uint64_t length) {
   CALL(WS_FS_OP_WRITE, file, allocate, file, offset, length);
 }
+
+// Nodes of no mount (pipes) and backends that keep no attributes of their own (memory) have
+// nothing to apply: 0.
+static const ws_fs_backend *attribute_keeper(const ws_node *node) {
+  return node->mount != NULL ? node->mount->backend : NULL;
+}
+
+int ws_b_set_mode(ws_node *node, uint32_t mode) {
+  int injected = fault(WS_FS_OP_SET_ATTRIBUTES);
+  if (injected != 0) return injected;
+  const ws_fs_backend *backend = attribute_keeper(node);
+  return backend != NULL && backend->set_mode != NULL ? backend->set_mode(node, mode) : 0;
+}
+
+int ws_b_set_times(ws_node *node, const struct timespec times[2]) {
+  int injected = fault(WS_FS_OP_SET_ATTRIBUTES);
+  if (injected != 0) return injected;
+  const ws_fs_backend *backend = attribute_keeper(node);
+  return backend != NULL && backend->set_times != NULL ? backend->set_times(node, times) : 0;
+}

@@ -89,6 +89,12 @@ struct ws_fs_backend {
   int (*sync)(ws_node *file);
   // fallocate: makes [offset, offset + length) take memory/disk now, growing the size to cover it.
   int (*allocate)(ws_node *file, uint64_t offset, uint64_t length);
+  // Optional, for backends that store attributes (the host's disk): applies chmod's permission
+  // bits, or utimensat's access and modification times (resolved: no UTIME_NOW or UTIME_OMIT),
+  // before the core records them on the node (locked exclusively). A change the backend could
+  // not make is an error, never a success.
+  int (*set_mode)(ws_node *node, uint32_t mode);
+  int (*set_times)(ws_node *node, const struct timespec times[2]);
   // The last reference is gone: free what the backend keeps for the node.
   void (*release)(ws_node *node);
 };
@@ -223,6 +229,8 @@ int64_t ws_b_write(ws_node *file, const void *buffer, size_t length, uint64_t of
 int ws_b_truncate(ws_node *file, uint64_t size);
 int ws_b_sync(ws_node *file);
 int ws_b_allocate(ws_node *file, uint64_t offset, uint64_t length);
+int ws_b_set_mode(ws_node *node, uint32_t mode);  // 0 for backends without the operation
+int ws_b_set_times(ws_node *node, const struct timespec times[2]);
 
 // ----- path resolution (path.c) --------------------------------------------------------------
 enum {

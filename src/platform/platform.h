@@ -81,67 +81,91 @@ int ws_prim_random(void *buffer, size_t length);
 
 // ----- host files (the file system's host-directory backend) ----------------------------------
 // Synchronous calls on the host's own files, made by whichever thread needs them: natively the
-// POSIX calls, in Wasm Node's fs module (host.js), called from the calling worker itself. Paths
-// are the host's; errors are -errno in this platform's numbering; -ENODEV where there is no
-// host file system (a browser). Opens never follow a symlink in the last component.
+// POSIX *at calls, in Wasm Node's fs module (host.js), called from the calling worker itself.
+// Errors are -errno in this platform's numbering; -ENODEV where there is no host file system
+// (a browser).
+//
+// Files are named beneath a held directory: a descriptor from open_root or open_dir and one
+// name in it (never "", "." or "..", never holding '/'). No call follows a symlink in that
+// name, and a held directory keeps meaning the directory it was opened on, whatever is renamed
+// or replaced on the host meanwhile (the model of openat2's RESOLVE_BENEATH): so no call made
+// through a mount reaches outside the directory it mounted. Directory descriptors are closed
+// with close like file ones.
 typedef struct ws_host_stat {
   uint32_t mode;  // S_IFMT | permission bits
   uint32_t nlink;
-  uint64_t ino, size, blocks;
+  uint64_t dev, ino;  // together, the file's identity on the host
+  uint64_t size, blocks;
   int64_t atime_sec, mtime_sec, ctime_sec;
   int32_t atime_nsec, mtime_nsec, ctime_nsec;
 } ws_host_stat;
 
 enum { WS_HOST_READ_ONLY = 0, WS_HOST_READ_WRITE = 1, WS_HOST_CREATE = 2 /* exclusive */ };
 
-int ws_prim_host_lstat(const char *path, ws_host_stat *out);
-int ws_prim_host_fstat(int fd, ws_host_stat *out);
-// The absolute, symlink-free form of `path` (relative: against the working directory).
-int ws_prim_host_realpath(const char *path, char *out, size_t size);
-int ws_prim_host_open(const char *path, int how, uint32_t mode);  // a host descriptor
+// A held directory for `path` (relative: against the working directory), symlinks followed:
+// the mount's own directory, which the user named.
+int ws_prim_host_open_root(const char *path);
+// A held directory for subdirectory `name` of `dir`; -ELOOP or -ENOTDIR if `name` is a symlink.
+int ws_prim_host_open_dir(int dir, const char *name);
+int ws_prim_host_lstat(int dir, const char *name, ws_host_stat *out);
+int ws_prim_host_fstat(int fd, ws_host_stat *out);  // a file or a held directory
+int ws_prim_host_open(int dir, const char *name, int how, uint32_t mode);  // a host descriptor
 int ws_prim_host_close(int fd);
 int64_t ws_prim_host_pread(int fd, void *buffer, size_t length, uint64_t offset);
 int64_t ws_prim_host_pwrite(int fd, const void *buffer, size_t length, uint64_t offset);
 int ws_prim_host_ftruncate(int fd, uint64_t size);
 int ws_prim_host_fsync(int fd);
-int ws_prim_host_mkdir(const char *path, uint32_t mode);
-int ws_prim_host_rmdir(const char *path);
-int ws_prim_host_unlink(const char *path);
-int ws_prim_host_rename(const char *from, const char *to);
-int ws_prim_host_link(const char *existing, const char *path);
-int ws_prim_host_symlink(const char *target, const char *path);
-int ws_prim_host_readlink(const char *path, char *buffer, size_t size);  // bytes, no terminator
-// Lists a directory (without . and ..) into `buffer` as packed entries: the S_IFMT bits of the
-// entry's type shifted right by 12 (one byte), its inode number (8 bytes, little endian), its
-// name and a zero byte. Returns the bytes the whole listing needs (more than `size`: call
-// again with a bigger buffer), or -errno.
-int64_t ws_prim_host_list(const char *path, void *buffer, size_t size);
+// Attributes of the file or held directory `fd`: permission bits; access and modification
+// times (seconds and nanoseconds each, as utimensat's, UTIME_OMIT/UTIME_NOW resolved by the caller).
+int ws_prim_host_chmod(int fd, uint32_t mode);
+int ws_prim_host_utimes(int fd, const int64_t seconds[2], const int32_t nanoseconds[2]);
+int ws_prim_host_mkdir(int dir, const char *name, uint32_t mode);
+int ws_prim_host_rmdir(int dir, const char *name);
+int ws_prim_host_unlink(int dir, const char *name);
+int ws_prim_host_rename(int from_dir, const char *from, int to_dir, const char *to);
+int ws_prim_host_link(int from_dir, const char *from, int to_dir, const char *to);
+int ws_prim_host_symlink(const char *target, int dir, const char *name);
+int ws_prim_host_readlink(int dir, const char *name, char *buffer, size_t size);  // bytes, no terminator
+// Lists held directory `dir` (without . and ..) into `buffer` as packed entries: the S_IFMT
+// bits of the entry's type shifted right by 12 (one byte), its inode number (8 bytes, little
+// endian), its name and a zero byte. Returns the bytes the whole listing needs (more than
+// `size`: call again with a bigger buffer), or -errno.
+int64_t ws_prim_host_list(int dir, void *buffer, size_t size);
+// The absolute, symlink-free form of `path` (relative: against the working directory); for
+// the start-up directory only, never to reach files.
+int ws_prim_host_realpath(const char *path, char *out, size_t size);
 // The host directories to mount at start-up (`wasmscale-cc --mount`), as zero-terminated
 // pairs "virtual path", "host directory" in `buffer`. Returns the bytes needed (0: none).
 size_t ws_prim_host_startup_mounts(char *buffer, size_t size);
 
 // ----- the browser's origin-private file system (OPFS) ---------------------------------------
 // The same calls on OPFS (emscripten/opfs.c): each goes to one dedicated I/O worker through a
-// queue in shared memory, except small reads and writes, which a per-file cache serves. Paths
-// are "" (the origin's OPFS root) or "/a/b" below it. OPFS has no links: link and symlink give
-// -EPERM. -ENODEV where there is no OPFS (Node, a program built without -pthread).
-int ws_prim_opfs_lstat(const char *path, ws_host_stat *out);
+// queue in shared memory, except small reads and writes, which a per-file cache serves. OPFS
+// names files by path ("" for the origin's OPFS root, "/a/b" below it): a held directory is
+// the path it was opened on, moved along by renames made here. OPFS has no links or symlinks,
+// so no path built from a held directory leaves it: link and symlink give -EPERM. It keeps no
+// modes or times: chmod and utimes give -EOPNOTSUPP. -ENODEV where there is no OPFS (Node, a
+// program built without -pthread).
+int ws_prim_opfs_open_root(const char *path);  // also makes the directory
+int ws_prim_opfs_open_dir(int dir, const char *name);
+int ws_prim_opfs_lstat(int dir, const char *name, ws_host_stat *out);
 int ws_prim_opfs_fstat(int fd, ws_host_stat *out);
-int ws_prim_opfs_realpath(const char *path, char *out, size_t size);  // also makes the directory
-int ws_prim_opfs_open(const char *path, int how, uint32_t mode);
+int ws_prim_opfs_open(int dir, const char *name, int how, uint32_t mode);
 int ws_prim_opfs_close(int fd);
 int64_t ws_prim_opfs_pread(int fd, void *buffer, size_t length, uint64_t offset);
 int64_t ws_prim_opfs_pwrite(int fd, const void *buffer, size_t length, uint64_t offset);
 int ws_prim_opfs_ftruncate(int fd, uint64_t size);
 int ws_prim_opfs_fsync(int fd);
-int ws_prim_opfs_mkdir(const char *path, uint32_t mode);
-int ws_prim_opfs_rmdir(const char *path);
-int ws_prim_opfs_unlink(const char *path);
-int ws_prim_opfs_rename(const char *from, const char *to);
-int ws_prim_opfs_link(const char *existing, const char *path);
-int ws_prim_opfs_symlink(const char *target, const char *path);
-int ws_prim_opfs_readlink(const char *path, char *buffer, size_t size);
-int64_t ws_prim_opfs_list(const char *path, void *buffer, size_t size);
+int ws_prim_opfs_chmod(int fd, uint32_t mode);
+int ws_prim_opfs_utimes(int fd, const int64_t seconds[2], const int32_t nanoseconds[2]);
+int ws_prim_opfs_mkdir(int dir, const char *name, uint32_t mode);
+int ws_prim_opfs_rmdir(int dir, const char *name);
+int ws_prim_opfs_unlink(int dir, const char *name);
+int ws_prim_opfs_rename(int from_dir, const char *from, int to_dir, const char *to);
+int ws_prim_opfs_link(int from_dir, const char *from, int to_dir, const char *to);
+int ws_prim_opfs_symlink(const char *target, int dir, const char *name);
+int ws_prim_opfs_readlink(int dir, const char *name, char *buffer, size_t size);
+int64_t ws_prim_opfs_list(int dir, void *buffer, size_t size);
 
 // ----- diagnostics -------------------------------------------------------------------------
 // Writes a message to the error console without allocating.

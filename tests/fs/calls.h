@@ -71,6 +71,16 @@ static inline char *t_getcwd(char *buffer, size_t size) { return fs_result(ws_fs
 #define t_chdir(path) fs_result(ws_fs_chdir(path))
 #define t_dup2(fd, new_fd) fs_result(ws_fs_dup3(fd, new_fd, 0))
 #define t_mkfifo(path, mode) fs_result(ws_fs_mknodat(WS_AT_FDCWD, path, S_IFIFO | (mode)))
+#define t_openat(dirfd, path, flags, mode) fs_result(ws_fs_openat(dirfd, path, flags, mode))
+#define t_unlinkat(dirfd, path, flags) fs_result(ws_fs_unlinkat(dirfd, path, flags))
+#define t_symlink(target, path) fs_result(ws_fs_symlinkat(target, WS_AT_FDCWD, path))
+#define t_chmod(path, mode) fs_result(ws_fs_fchmodat(WS_AT_FDCWD, path, mode, 0))
+#define t_utimens(path, times) fs_result(ws_fs_utimensat(WS_AT_FDCWD, path, times, 0))
+static inline long t_stat(const char *path, ws_stat *out) { return fs_result(ws_fs_fstatat(WS_AT_FDCWD, path, out, 0)); }
+typedef ws_stat t_stat_t;
+#define T_MTIME(info) ((info).mtime)
+#define T_MODE(info) ((info).mode)
+#define T_INO(info) ((info).ino)
 #else
 static inline long t_pread(int fd, void *buffer, size_t length, long long offset) { return pread(fd, buffer, length, offset); }
 static inline long t_pwrite(int fd, const void *buffer, size_t length, long long offset) {
@@ -107,6 +117,16 @@ static inline long long t_ino(const char *path) {
 #define t_chdir chdir
 #define t_dup2 dup2
 #define t_mkfifo mkfifo
+#define t_openat openat
+#define t_unlinkat unlinkat
+#define t_symlink symlink
+#define t_chmod chmod
+#define t_utimens(path, times) utimensat(AT_FDCWD, path, times, 0)
+#define t_stat stat
+typedef struct stat t_stat_t;
+#define T_MTIME(info) ((info).st_mtim)
+#define T_MODE(info) ((info).st_mode)
+#define T_INO(info) ((info).st_ino)
 #endif
 
 static inline int t_count_entries(const char *path) { return t_entries_named(path, NULL); }

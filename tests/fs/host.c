@@ -1,6 +1,7 @@
 // The host-directory backend: mounts a directory of the host (argv[1]) at /data with the C API
 // (or finds it already mounted by `wasmscale-cc --mount`, argv[2] = "premounted"), then:
 //   - reads a file the host wrote (input.txt: "hello from the host\n") and lists the directory;
+//   - changes a file's mode and times and a directory's mode (applied on the host);
 //   - tries to leave the mount: "..", a symlink pointing out of it (escape -> ../secret.txt),
 //     an absolute symlink; each must fail or stay inside the virtual tree, never read secret;
 //   - N threads each write a file of records, rename it, read it back, and append records to
@@ -80,6 +81,19 @@ static void escapes(void) {
         "'..' from the mount did not lead to the virtual root");
 }
 
+// chmod and utimensat reach the host file (the test checks it there) and stat shows them.
+static void attributes(void) {
+  t_stat_t info;
+  CHECK(t_chmod("/data/input.txt", 0600) == 0, "chmod input.txt");
+  CHECK(t_stat("/data/input.txt", &info) == 0 && (T_MODE(info) & 07777) == 0600, "stat after chmod shows mode %o",
+        (unsigned)(T_MODE(info) & 07777));
+  const struct timespec times[2] = {{1000000000, 0}, {1200000000, 0}};
+  CHECK(t_utimens("/data/input.txt", times) == 0, "utimensat input.txt");
+  CHECK(t_stat("/data/input.txt", &info) == 0 && T_MTIME(info).tv_sec == 1200000000, "stat after utimensat shows mtime %lld",
+        (long long)T_MTIME(info).tv_sec);
+  CHECK(t_chmod("/data/sub", 0700) == 0, "chmod a host directory");
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     printf("usage: host HOST_DIR [premounted|mount] [threads] [rounds]\n");
@@ -104,6 +118,7 @@ int main(int argc, char **argv) {
   CHECK(read_all("/data/sub/nested.txt", buffer, sizeof buffer) == 7, "sub/nested.txt");
   CHECK(t_count_entries("/data") == 4, "/data lists %d entries, expected 4", t_count_entries("/data"));
   escapes();
+  attributes();
 
   CHECK(t_mkdir("/data/out", 0755) == 0, "mkdir /data/out");
   int shared = (int)t_open("/data/out/shared.log", O_WRONLY | O_CREAT | O_EXCL, 0644);

@@ -48,6 +48,10 @@ Module.onRuntimeInitialized = function() {
   hostExpectError('EISDIR', 'unlink of a directory', function() { fs.unlink('/input'); });
   hostExpectError('EISDIR', 'writeFile onto a directory', function() { fs.writeFile('/input', 'x'); });
   hostExpectError('ENOENT', 'rename of a missing file', function() { fs.rename('/input/missing', '/input/x'); });
+  // A NUL inside a path would cut it short in C and name another file: refused, as by Node's fs.
+  hostExpectError('EINVAL', 'readFile of a path holding a NUL', function() { fs.readFile('/input/greeting.txt\0/../x'); });
+  hostExpectError('EINVAL', 'writeFile to a path holding a NUL', function() { fs.writeFile('/input/new.txt\0x', 'x'); });
+  hostExpectError('EINVAL', 'rename to a path holding a NUL', function() { fs.rename('/input/data.bin', '/input/y\0'); });
   // mount, sync, unmount: a memory file system mounted over an empty directory and taken away.
   fs.mkdir('/scratch');
   fs.mount('/scratch', 'memory');

@@ -4,14 +4,20 @@
 // host files without the main thread. The calls come from a table (host.h), so the same logic
 // also serves the OPFS backend (../opfs/backend.c), whose calls go to the OPFS I/O worker.
 //
-// Nodes: one ws_node per host inode while anything references it, found through a table keyed
-// by the host's inode number, so two opens of one file share its size and locks. A regular
-// file's host descriptor is opened when its node is made and closed with it. Each node keeps
-// one name it is known by (a directory node and a name), under the mount's names_lock, to
-// build host paths: the core hands the backend single path components, never "..", and
-// follows symlinks itself within the virtual tree, so no path built here leaves the mounted
-// directory. Attributes are read from the host when a node is made; later changes made behind
-// the program's back (another process) are not seen until the node is made again.
+// The boundary: every directory node holds its host directory (a descriptor), and every
+// operation names one entry beneath a held directory, never following a symlink in it
+// (platform.h). The core hands the backend single names, never "..", and follows symlinks
+// itself within the virtual tree. So a directory node keeps meaning the host directory it was
+// found as, wherever the host renames it, and nothing reached through the mount lies outside
+// the mounted directory, whatever the host (or a second mount of the same directory) swaps in.
+//
+// Nodes: one ws_node per host file (device and inode number) while anything references it,
+// found through a table keyed by that identity, so two opens of one file share its size and
+// locks. A regular file's host descriptor is opened when its node is made and closed with it.
+// Each node keeps one name it is known by (a directory node and a name), under the mount's
+// names_lock, for link() and to forget names that go. Attributes are read from the host when a
+// node is made; later changes made behind the program's back (another process) are not seen
+// until the node is made again. chmod and utimensat are applied on the host first.
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +25,19 @@
 
 #include "host.h"
 
+typedef struct host_id {
+  uint64_t dev, ino;
+} host_id;
+
 typedef struct host_node {
   ws_node *node;
-  uint64_t host_ino;
+  host_id id;
   struct host_node *next;  // in the mount's table bucket
   ws_node *parent;         // directory of the name below (referenced); NULL: root, or name gone
   char *name;
-  int fd;                  // regular files: the host descriptor, or -1 if it could not be opened
+  // Regular files: the host descriptor, or -errno: why it could not be opened. Directories:
+  // the held directory. Symlinks: -1.
+  int fd;
   char *target;            // symlinks
   uint8_t *listing;        // directories: the snapshot readdir serves (see host_readdir)
   uint32_t *offsets;       // where each entry of `listing` starts
@@ -34,7 +46,7 @@ typedef struct host_node {
 
 typedef struct host_mount {
   const ws_host_calls *calls;
-  char root[WS_PATH_MAX];
+  uint64_t root_dev;           // files on other devices get inode numbers mixed with theirs
   pthread_mutex_t names_lock;  // the table and every node's parent/name; a leaf lock
   host_node **buckets;
   uint32_t mask, count;
@@ -42,10 +54,21 @@ typedef struct host_mount {
 
 static host_mount *mount_of(const ws_node *node) { return node->mount->data; }
 static const ws_host_calls *calls_of(const ws_node *node) { return mount_of(node)->calls; }
+static int held(const ws_node *dir) { return ((host_node *)dir->data)->fd; }
+static host_id id_of(const ws_host_stat *info) { return (host_id){info->dev, info->ino}; }
+static bool same_id(host_id a, host_id b) { return a.dev == b.dev && a.ino == b.ino; }
+
+// A name from the core (not terminated) as the host calls take it.
+static int leaf_of(const char *name, size_t length, char out[WS_NAME_MAX + 1]) {
+  if (length > WS_NAME_MAX) return -ENAMETOOLONG;
+  memcpy(out, name, length);
+  out[length] = '\0';
+  return 0;
+}
 
 // ----- the inode table (names_lock held) ------------------------------------------------------
-static host_node **bucket(host_mount *hm, uint64_t ino) {
-  return &hm->buckets[(ino * 0x9e3779b97f4a7c15ull >> 32) & hm->mask];
+static host_node **bucket(host_mount *hm, host_id id) {
+  return &hm->buckets[((id.ino ^ id.dev * 0xff51afd7ed558ccdull) * 0x9e3779b97f4a7c15ull >> 32) & hm->mask];
 }
 
 static void table_grow(host_mount *hm) {
@@ -59,18 +82,18 @@ static void table_grow(host_mount *hm) {
   for (uint32_t i = 0; i < old_size; i++) {
     for (host_node *hn = old[i], *next; hn != NULL; hn = next) {
       next = hn->next;
-      hn->next = *bucket(hm, hn->host_ino);
-      *bucket(hm, hn->host_ino) = hn;
+      hn->next = *bucket(hm, hn->id);
+      *bucket(hm, hn->id) = hn;
     }
   }
   free(old);
 }
 
-// The live node of host inode `ino`, referenced, or NULL (a node whose count reached zero is
+// The live node of host file `id`, referenced, or NULL (a node whose count reached zero is
 // on its way out: its release removes it).
-static ws_node *table_find(host_mount *hm, uint64_t ino) {
-  for (host_node *hn = *bucket(hm, ino); hn != NULL; hn = hn->next) {
-    if (hn->host_ino != ino) continue;
+static ws_node *table_find(host_mount *hm, host_id id) {
+  for (host_node *hn = *bucket(hm, id); hn != NULL; hn = hn->next) {
+    if (!same_id(hn->id, id)) continue;
     uint32_t refs = atomic_load(&hn->node->refs);
     while (refs != 0) {
       if (atomic_compare_exchange_weak(&hn->node->refs, &refs, refs + 1)) return hn->node;
@@ -80,53 +103,13 @@ static ws_node *table_find(host_mount *hm, uint64_t ino) {
 }
 
 static void table_remove(host_mount *hm, host_node *gone) {
-  for (host_node **at = bucket(hm, gone->host_ino); *at != NULL; at = &(*at)->next) {
+  for (host_node **at = bucket(hm, gone->id); *at != NULL; at = &(*at)->next) {
     if (*at == gone) {
       *at = gone->next;
       hm->count--;
       return;
     }
   }
-}
-
-// ----- host paths ------------------------------------------------------------------------------
-// The host path of `name` in directory `dir` (or of `dir` itself when name is NULL).
-static int host_path(ws_node *dir, const char *name, size_t length, char *out) {
-  host_mount *hm = mount_of(dir);
-  const char *parts[WS_PATH_MAX / 2];
-  size_t count = 0, total = strlen(hm->root);
-  int error = 0;
-  pthread_mutex_lock(&hm->names_lock);
-  for (ws_node *at = dir; at != dir->mount->root && error == 0; at = ((host_node *)at->data)->parent) {
-    host_node *hn = at->data;
-    if (hn->parent == NULL) {
-      error = -ENOENT;  // removed meanwhile
-    } else if (count == sizeof parts / sizeof *parts) {
-      error = -ENAMETOOLONG;
-    } else {
-      parts[count++] = hn->name;
-      total += 1 + strlen(hn->name);
-    }
-  }
-  if (error == 0 && total + (name != NULL ? 1 + length : 0) >= WS_PATH_MAX) error = -ENAMETOOLONG;
-  if (error == 0) {
-    size_t at = strlen(hm->root);
-    memcpy(out, hm->root, at);
-    while (count > 0) {
-      size_t part = strlen(parts[--count]);
-      out[at++] = '/';
-      memcpy(out + at, parts[count], part);
-      at += part;
-    }
-    if (name != NULL) {
-      out[at++] = '/';
-      memcpy(out + at, name, length);
-      at += length;
-    }
-    out[at] = '\0';
-  }
-  pthread_mutex_unlock(&hm->names_lock);
-  return error;
 }
 
 // ----- making nodes ----------------------------------------------------------------------------
@@ -140,10 +123,16 @@ static void copy_attributes(ws_node *node, const ws_host_stat *info) {
   node->ctime = (struct timespec){(time_t)info->ctime_sec, info->ctime_nsec};
 }
 
-// The node for host inode `info` named `name` in `dir`: the live one, or a new one. `fd` is
-// an open descriptor for it (regular files; -1 to open one here), taken over or closed.
-static int node_for(ws_node *dir, const char *name, size_t length, const char *path, const ws_host_stat *info,
-                    int fd, ws_node **child) {
+// st_ino as the program sees it: all files of a mount share its st_dev, so the inode numbers
+// of files on other host devices (file systems mounted inside the directory) are mixed with
+// their device's, keeping them apart from the mount's own.
+static uint64_t virtual_ino(const host_mount *hm, host_id id) {
+  return id.dev == hm->root_dev ? id.ino : id.ino ^ (id.dev * 0x9e3779b97f4a7c15ull & ~0xffffffffull);
+}
+
+// The node for host file `info` named `leaf` in `dir`: the live one, or a new one. `fd` is an
+// open descriptor for it (regular files; -1 to open one here), taken over or closed.
+static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, int fd, ws_node **child) {
   host_mount *hm = mount_of(dir);
   const ws_host_calls *host = hm->calls;
   uint32_t type = info->mode & S_IFMT;
@@ -152,7 +141,7 @@ static int node_for(ws_node *dir, const char *name, size_t length, const char *p
     return -EACCES;  // host FIFOs, sockets and devices are not passed through
   }
   pthread_mutex_lock(&hm->names_lock);
-  ws_node *found = table_find(hm, info->ino);
+  ws_node *found = table_find(hm, id_of(info));
   pthread_mutex_unlock(&hm->names_lock);
   if (found != NULL) {
     if (fd >= 0) host->close(fd);
@@ -161,20 +150,21 @@ static int node_for(ws_node *dir, const char *name, size_t length, const char *p
   }
   ws_node *node = ws_node_new(dir->mount, info->mode);
   host_node *hn = calloc(1, sizeof *hn);
-  char *own_name = strndup(name, length);
+  char *own_name = strdup(leaf);
   int error = node == NULL || hn == NULL || own_name == NULL ? -ENOMEM : 0;
   if (error == 0 && type == S_IFREG && fd < 0) {
-    fd = host->open(path, WS_HOST_READ_WRITE, 0);
-    if (fd == -EACCES || fd == -EROFS) fd = host->open(path, WS_HOST_READ_ONLY, 0);
+    fd = host->open(held(dir), leaf, WS_HOST_READ_WRITE, 0);
+    if (fd == -EACCES || fd == -EROFS) fd = host->open(held(dir), leaf, WS_HOST_READ_ONLY, 0);
     // A file that cannot be opened still has attributes; opening it reports why (ws_host_open).
   }
+  if (error == 0 && type == S_IFDIR && (fd = host->open_dir(held(dir), leaf)) < 0) error = fd;
   if (error == 0 && type == S_IFLNK) {
     char target[WS_PATH_MAX];
-    int got = host->readlink(path, target, sizeof target - 1);
+    int got = host->readlink(held(dir), leaf, target, sizeof target - 1);
     if (got < 0) error = got;
     if (error == 0 && (hn->target = strndup(target, (size_t)got)) == NULL) error = -ENOMEM;
   }
-  if (error == 0 && type == S_IFDIR) error = ws_node_place(node, dir, name, length);
+  if (error == 0 && type == S_IFDIR) error = ws_node_place(node, dir, leaf, strlen(leaf));
   if (error != 0) {
     if (fd >= 0) host->close(fd);
     free(own_name);
@@ -184,30 +174,31 @@ static int node_for(ws_node *dir, const char *name, size_t length, const char *p
     return error;
   }
   hn->node = node;
-  hn->fd = type == S_IFREG ? fd : -1;
+  hn->fd = type == S_IFLNK ? -1 : fd;
   ws_host_stat now = *info;
   pthread_mutex_lock(&hm->names_lock);
-  // Another thread may have made the node meanwhile. If not, an open file's attributes are
-  // read again here, under the lock: a node for this inode released since `info` was read
+  // Another thread may have made the node meanwhile. If not, the attributes of what was opened
+  // are read again here, under the lock: a node for this file released since `info` was read
   // may have written after it (its writes end before its count reaches zero), and the name
-  // may since name another inode, which is the one `fd` holds.
-  ws_node *raced = table_find(hm, now.ino);
+  // may since name another file, which is the one `fd` holds.
+  ws_node *raced = table_find(hm, id_of(&now));
   ws_host_stat probe;
   while (raced == NULL && hn->fd >= 0 && host->fstat(hn->fd, &probe) == 0 && (probe.mode & S_IFMT) == type) {
-    bool same = probe.ino == now.ino;
+    bool same = same_id(id_of(&probe), id_of(&now));
     now = probe;
     if (same) break;
-    raced = table_find(hm, now.ino);
+    raced = table_find(hm, id_of(&now));
   }
   copy_attributes(node, &now);
-  node->ino = hn->host_ino = now.ino;
+  hn->id = id_of(&now);
+  node->ino = virtual_ino(hm, hn->id);
   if (raced == NULL) {
     hn->name = own_name;
     hn->parent = dir;
     ws_node_ref(dir);
     node->data = hn;
-    hn->next = *bucket(hm, now.ino);
-    *bucket(hm, now.ino) = hn;
+    hn->next = *bucket(hm, hn->id);
+    *bucket(hm, hn->id) = hn;
     if (++hm->count > hm->mask + 1) table_grow(hm);
   }
   pthread_mutex_unlock(&hm->names_lock);
@@ -228,14 +219,15 @@ int ws_host_mount(ws_mount *mount, const char *options, const ws_host_calls *hos
   if (hm == NULL) return -ENOMEM;
   hm->calls = host;
   ws_host_stat info;
-  int error = host->realpath(options, hm->root, sizeof hm->root);
-  if (error == 0) error = host->lstat(hm->root, &info);
+  int fd = host->open_root(options);
+  int error = fd < 0 ? fd : host->fstat(fd, &info);
   if (error == 0 && (info.mode & S_IFMT) != S_IFDIR) error = -ENOTDIR;
   if (error == 0 && (hm->buckets = calloc(64, sizeof *hm->buckets)) == NULL) error = -ENOMEM;
   ws_node *root = error == 0 ? ws_node_new(mount, info.mode) : NULL;
   host_node *hn = root != NULL ? calloc(1, sizeof *hn) : NULL;
   if (error == 0 && hn == NULL) error = -ENOMEM;
   if (error != 0) {
+    if (fd >= 0) host->close(fd);
     ws_node_unref(root);
     free(hm->buckets);
     free(hm);
@@ -243,42 +235,42 @@ int ws_host_mount(ws_mount *mount, const char *options, const ws_host_calls *hos
   }
   pthread_mutex_init(&hm->names_lock, NULL);
   hm->mask = 63;
+  hm->root_dev = info.dev;
   copy_attributes(root, &info);
-  root->ino = info.ino;
-  *hn = (host_node){.node = root, .host_ino = info.ino, .fd = -1};
+  *hn = (host_node){.node = root, .id = id_of(&info), .fd = fd};
+  root->ino = virtual_ino(hm, hn->id);
   root->data = hn;
   mount->data = hm;
-  *bucket(hm, info.ino) = hn;
+  *bucket(hm, hn->id) = hn;
   hm->count = 1;
   mount->root = root;
   return 0;
 }
 
 int ws_host_lookup(ws_node *dir, const char *name, size_t length, ws_node **child) {
-  const ws_host_calls *host = calls_of(dir);
-  char path[WS_PATH_MAX];
+  char leaf[WS_NAME_MAX + 1];
   ws_host_stat info;
-  int error = host_path(dir, name, length, path);
-  if (error == 0) error = host->lstat(path, &info);
-  return error != 0 ? error : node_for(dir, name, length, path, &info, -1, child);
+  int error = leaf_of(name, length, leaf);
+  if (error == 0) error = calls_of(dir)->lstat(held(dir), leaf, &info);
+  return error != 0 ? error : node_for(dir, leaf, &info, -1, child);
 }
 
 int ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,
-                       ws_node **child) {
+                   ws_node **child) {
   const ws_host_calls *host = calls_of(dir);
-  char path[WS_PATH_MAX];
-  int error = host_path(dir, name, length, path), fd = -1;
+  char leaf[WS_NAME_MAX + 1];
+  int error = leaf_of(name, length, leaf), fd = -1;
   if (error != 0) return error;
   switch (mode & S_IFMT) {
-    case S_IFREG: error = fd = host->open(path, WS_HOST_READ_WRITE | WS_HOST_CREATE, mode & 07777); break;
-    case S_IFDIR: error = host->mkdir(path, mode & 07777); break;
-    case S_IFLNK: error = host->symlink(target, path); break;
+    case S_IFREG: error = fd = host->open(held(dir), leaf, WS_HOST_READ_WRITE | WS_HOST_CREATE, mode & 07777); break;
+    case S_IFDIR: error = host->mkdir(held(dir), leaf, mode & 07777); break;
+    case S_IFLNK: error = host->symlink(target, held(dir), leaf); break;
     default: return -EPERM;  // no FIFOs or devices on the host's disk
   }
   if (error < 0) return error;
   ws_host_stat info;
-  error = host->lstat(path, &info);
-  if (error == 0) error = node_for(dir, name, length, path, &info, fd, child);
+  error = fd >= 0 ? host->fstat(fd, &info) : host->lstat(held(dir), leaf, &info);
+  if (error == 0) error = node_for(dir, leaf, &info, fd, child);
   else if (fd >= 0) host->close(fd);
   if (error == 0 && S_ISDIR(mode)) dir->nlink++;
   return error;
@@ -287,30 +279,29 @@ int ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode,
 int ws_host_link(ws_node *dir, const char *name, size_t length, ws_node *node) {
   const ws_host_calls *host = calls_of(dir);
   host_node *hn = node->data;
-  char existing[WS_PATH_MAX], path[WS_PATH_MAX];
+  char leaf[WS_NAME_MAX + 1];
   pthread_mutex_lock(&mount_of(node)->names_lock);
   ws_node *known_dir = hn->parent;
   if (known_dir != NULL) ws_node_ref(known_dir);
   char *known_name = known_dir != NULL ? strdup(hn->name) : NULL;
   pthread_mutex_unlock(&mount_of(node)->names_lock);
   int error = known_dir == NULL ? -ENOENT : known_name == NULL ? -ENOMEM : 0;
-  if (error == 0) error = host_path(known_dir, known_name, strlen(known_name), existing);
-  if (error == 0) error = host_path(dir, name, length, path);
-  if (error == 0) error = host->link(existing, path);
+  if (error == 0) error = leaf_of(name, length, leaf);
+  if (error == 0) error = host->link(held(known_dir), known_name, held(dir), leaf);
   free(known_name);
   ws_node_unref(known_dir);
   return error;
 }
 
-// Forgets that the node of host inode `ino` is named `name` in `dir` (it was unlinked or replaced).
-static void forget_name(ws_node *dir, const char *name, size_t length, uint64_t ino) {
+// Forgets that the node of host file `id` is named `leaf` in `dir` (it was unlinked or replaced).
+static void forget_name(ws_node *dir, const char *leaf, host_id id) {
   host_mount *hm = mount_of(dir);
   pthread_mutex_lock(&hm->names_lock);
-  ws_node *node = table_find(hm, ino);
+  ws_node *node = table_find(hm, id);
   ws_node *old_parent = NULL;
   if (node != NULL) {
     host_node *hn = node->data;
-    if (hn->parent == dir && strlen(hn->name) == length && memcmp(hn->name, name, length) == 0) {
+    if (hn->parent == dir && strcmp(hn->name, leaf) == 0) {
       old_parent = hn->parent;
       hn->parent = NULL;
     }
@@ -322,43 +313,43 @@ static void forget_name(ws_node *dir, const char *name, size_t length, uint64_t 
 
 int ws_host_unlink(ws_node *dir, const char *name, size_t length) {
   const ws_host_calls *host = calls_of(dir);
-  char path[WS_PATH_MAX];
+  char leaf[WS_NAME_MAX + 1];
   ws_host_stat info;
-  int error = host_path(dir, name, length, path);
-  if (error == 0) error = host->lstat(path, &info);
+  int error = leaf_of(name, length, leaf);
+  if (error == 0) error = host->lstat(held(dir), leaf, &info);
   if (error != 0) return error;
   bool is_dir = (info.mode & S_IFMT) == S_IFDIR;
-  error = is_dir ? host->rmdir(path) : host->unlink(path);
+  error = is_dir ? host->rmdir(held(dir), leaf) : host->unlink(held(dir), leaf);
   if (error != 0) return error;
   if (is_dir) dir->nlink--;
-  forget_name(dir, name, length, info.ino);
+  forget_name(dir, leaf, id_of(&info));
   return 0;
 }
 
 int ws_host_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
-                       size_t to_length) {
+                   size_t to_length) {
   const ws_host_calls *host = calls_of(from_dir);
-  char from_path[WS_PATH_MAX], to_path[WS_PATH_MAX];
+  char from_leaf[WS_NAME_MAX + 1], to_leaf[WS_NAME_MAX + 1];
   ws_host_stat moved, replaced;
-  int error = host_path(from_dir, from, from_length, from_path);
-  if (error == 0) error = host_path(to_dir, to, to_length, to_path);
-  if (error == 0) error = host->lstat(from_path, &moved);
+  int error = leaf_of(from, from_length, from_leaf);
+  if (error == 0) error = leaf_of(to, to_length, to_leaf);
+  if (error == 0) error = host->lstat(held(from_dir), from_leaf, &moved);
   if (error != 0) return error;
-  bool replacing = host->lstat(to_path, &replaced) == 0;
-  if ((error = host->rename(from_path, to_path)) != 0) return error;
+  bool replacing = host->lstat(held(to_dir), to_leaf, &replaced) == 0;
+  if ((error = host->rename(held(from_dir), from_leaf, held(to_dir), to_leaf)) != 0) return error;
   bool moved_dir = (moved.mode & S_IFMT) == S_IFDIR;
-  if (replacing && replaced.ino != moved.ino) {
+  if (replacing && !same_id(id_of(&replaced), id_of(&moved))) {
     if ((replaced.mode & S_IFMT) == S_IFDIR) to_dir->nlink--;
-    forget_name(to_dir, to, to_length, replaced.ino);
+    forget_name(to_dir, to_leaf, id_of(&replaced));
   }
   if (moved_dir && from_dir != to_dir) {
     from_dir->nlink--;
     to_dir->nlink++;
   }
   host_mount *hm = mount_of(from_dir);
-  char *new_name = strndup(to, to_length);
+  char *new_name = strdup(to_leaf);
   pthread_mutex_lock(&hm->names_lock);
-  ws_node *node = table_find(hm, moved.ino);
+  ws_node *node = table_find(hm, id_of(&moved));
   ws_node *old_parent = NULL;
   if (node != NULL && new_name != NULL) {
     host_node *hn = node->data;
@@ -386,11 +377,9 @@ int ws_host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *n
   pthread_mutex_lock(&hm->names_lock);  // readers of one directory share its snapshot
   if (cookie == 0 || hn->listing == NULL) {
     pthread_mutex_unlock(&hm->names_lock);
-    char path[WS_PATH_MAX];
     uint8_t *listing = NULL;
     int64_t size = 0, needed = 0;
-    error = host_path(dir, NULL, 0, path);
-    while (error == 0 && (needed = host->list(path, listing, (size_t)size)) > size) {
+    while (error == 0 && (needed = host->list(hn->fd, listing, (size_t)size)) > size) {
       free(listing);
       size = needed + 256;  // room for a few more entries made meanwhile
       if ((listing = malloc((size_t)size)) == NULL) error = -ENOMEM;
@@ -441,7 +430,7 @@ int ws_host_readlink(ws_node *link, char *buffer, size_t size) {
   return (int)length;
 }
 
-// A regular file's host descriptor, or -errno: why it could not be opened.
+// A node's host descriptor (a regular file's, or -errno: why it could not be opened).
 static int file_fd(ws_node *file) { return ((host_node *)file->data)->fd; }
 
 // An open() that would succeed in the core fails here if the host refused the file (EACCES;
@@ -495,14 +484,31 @@ int ws_host_truncate(ws_node *file, uint64_t size) {
 }
 
 int ws_host_sync(ws_node *file) {
-  const ws_host_calls *host = calls_of(file);
+  if (file->type != S_IFREG) return 0;  // directories and symlinks: nothing buffered here
   int fd = file_fd(file);
-  return fd < 0 ? 0 : host->fsync(fd);  // directories and symlinks: nothing buffered here
+  return fd < 0 ? 0 : calls_of(file)->fsync(fd);
 }
 
 // Node has no fallocate: the file grows to cover the range (sparse where the host allows).
 int ws_host_allocate(ws_node *file, uint64_t offset, uint64_t length) {
   return offset + length > file->size ? ws_host_truncate(file, offset + length) : 0;
+}
+
+// A symlink has no descriptor to apply attributes through: its mode cannot change on Linux
+// either (the core refuses that first), and its times are refused rather than left unchanged.
+int ws_host_set_mode(ws_node *node, uint32_t mode) {
+  int fd = file_fd(node);
+  if (node->type == S_IFLNK) return -EOPNOTSUPP;
+  return fd < 0 ? fd : calls_of(node)->chmod(fd, mode);
+}
+
+int ws_host_set_times(ws_node *node, const struct timespec times[2]) {
+  int fd = file_fd(node);
+  if (node->type == S_IFLNK) return -EOPNOTSUPP;
+  if (fd < 0) return fd;
+  int64_t seconds[2] = {times[0].tv_sec, times[1].tv_sec};
+  int32_t nanoseconds[2] = {(int32_t)times[0].tv_nsec, (int32_t)times[1].tv_nsec};
+  return calls_of(node)->utimes(fd, seconds, nanoseconds);
 }
 
 void ws_host_release(ws_node *node) {

@@ -8,36 +8,40 @@
 #include "../internal.h"
 #include "../../platform/platform.h"
 
+// Named beneath held directories, never following a symlink: platform.h says the contract.
 typedef struct ws_host_calls {
-  int (*lstat)(const char *path, ws_host_stat *out);
+  int (*open_root)(const char *path);
+  int (*open_dir)(int dir, const char *name);
+  int (*lstat)(int dir, const char *name, ws_host_stat *out);
   int (*fstat)(int fd, ws_host_stat *out);
-  int (*realpath)(const char *path, char *out, size_t size);
-  int (*open)(const char *path, int how, uint32_t mode);
+  int (*open)(int dir, const char *name, int how, uint32_t mode);
   int (*close)(int fd);
   int64_t (*pread)(int fd, void *buffer, size_t length, uint64_t offset);
   int64_t (*pwrite)(int fd, const void *buffer, size_t length, uint64_t offset);
   int (*ftruncate)(int fd, uint64_t size);
   int (*fsync)(int fd);
-  int (*mkdir)(const char *path, uint32_t mode);
-  int (*rmdir)(const char *path);
-  int (*unlink)(const char *path);
-  int (*rename)(const char *from, const char *to);
-  int (*link)(const char *existing, const char *path);
-  int (*symlink)(const char *target, const char *path);
-  int (*readlink)(const char *path, char *buffer, size_t size);
-  int64_t (*list)(const char *path, void *buffer, size_t size);
+  int (*chmod)(int fd, uint32_t mode);
+  int (*utimes)(int fd, const int64_t seconds[2], const int32_t nanoseconds[2]);
+  int (*mkdir)(int dir, const char *name, uint32_t mode);
+  int (*rmdir)(int dir, const char *name);
+  int (*unlink)(int dir, const char *name);
+  int (*rename)(int from_dir, const char *from, int to_dir, const char *to);
+  int (*link)(int from_dir, const char *from, int to_dir, const char *to);
+  int (*symlink)(const char *target, int dir, const char *name);
+  int (*readlink)(int dir, const char *name, char *buffer, size_t size);
+  int64_t (*list)(int dir, void *buffer, size_t size);
 } ws_host_calls;
 
 // The table of a set of calls named PREFIX_lstat, PREFIX_fstat... (platform.h's prefixes).
 #define WS_HOST_CALLS(prefix)                                                                  \
   {                                                                                            \
-    prefix##_lstat, prefix##_fstat, prefix##_realpath, prefix##_open, prefix##_close,          \
-    prefix##_pread, prefix##_pwrite, prefix##_ftruncate, prefix##_fsync, prefix##_mkdir,       \
-    prefix##_rmdir, prefix##_unlink, prefix##_rename, prefix##_link, prefix##_symlink,         \
-    prefix##_readlink, prefix##_list,                                                          \
+    prefix##_open_root, prefix##_open_dir, prefix##_lstat, prefix##_fstat, prefix##_open,      \
+    prefix##_close, prefix##_pread, prefix##_pwrite, prefix##_ftruncate, prefix##_fsync,       \
+    prefix##_chmod, prefix##_utimes, prefix##_mkdir, prefix##_rmdir, prefix##_unlink,          \
+    prefix##_rename, prefix##_link, prefix##_symlink, prefix##_readlink, prefix##_list,        \
   }
 
-// Mounts the host directory `options` (its realpath through `calls`) as mount->root.
+// Mounts the host directory `options` (held through `calls`) as mount->root.
 int ws_host_mount(ws_mount *mount, const char *options, const ws_host_calls *calls);
 
 int ws_host_lookup(ws_node *dir, const char *name, size_t length, ws_node **child);
@@ -55,6 +59,8 @@ int64_t ws_host_write(ws_node *file, const void *buffer, size_t length, uint64_t
 int ws_host_truncate(ws_node *file, uint64_t size);
 int ws_host_sync(ws_node *file);
 int ws_host_allocate(ws_node *file, uint64_t offset, uint64_t length);
+int ws_host_set_mode(ws_node *node, uint32_t mode);
+int ws_host_set_times(ws_node *node, const struct timespec times[2]);
 void ws_host_release(ws_node *node);
 
 // Every operation but .name and .mount, for a backend table.
@@ -62,6 +68,7 @@ void ws_host_release(ws_node *node);
   .lookup = ws_host_lookup, .create = ws_host_create, .link = ws_host_link, .unlink = ws_host_unlink, \
   .rename = ws_host_rename, .readdir = ws_host_readdir, .readlink = ws_host_readlink, .open = ws_host_open, \
   .read = ws_host_read, .write = ws_host_write, .truncate = ws_host_truncate, .sync = ws_host_sync,    \
-  .allocate = ws_host_allocate, .release = ws_host_release
+  .allocate = ws_host_allocate, .set_mode = ws_host_set_mode, .set_times = ws_host_set_times,          \
+  .release = ws_host_release
 
 #endif

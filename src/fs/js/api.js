@@ -48,8 +48,11 @@
     }
   }
   function encode(text) { return new TextEncoder().encode(String(text)); }
+  // A path goes to C as a NUL-terminated string: one holding a NUL would be cut there and name
+  // another file, so it is refused (EINVAL), as Node's fs refuses it.
   function withPath(path, use) {
     if (typeof path !== 'string') throw new TypeError('wasmscaleFS: a path must be a string');
+    if (path.indexOf('\0') >= 0) throw failure(-28 /* EINVAL */, 'a path holding a NUL byte: ' + JSON.stringify(path));
     return withBytes(encode(path), use);
   }
 

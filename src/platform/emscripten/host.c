@@ -7,30 +7,38 @@
 #include "../platform.h"
 
 // host.js
-extern int _wasmscale_host_lstat(const char *path, ws_host_stat *out);
+extern int _wasmscale_host_open_root(const char *path);
+extern int _wasmscale_host_open_dir(int dir, const char *name);
+extern int _wasmscale_host_lstat(int dir, const char *name, ws_host_stat *out);
 extern int _wasmscale_host_fstat(int fd, ws_host_stat *out);
 extern int _wasmscale_host_realpath(const char *path, char *out, size_t size);
-extern int _wasmscale_host_open(const char *path, int how, uint32_t mode);
+extern int _wasmscale_host_open(int dir, const char *name, int how, uint32_t mode);
 extern int _wasmscale_host_close(int fd);
 extern int _wasmscale_host_pread(int fd, void *buffer, size_t length, double offset);
 extern int _wasmscale_host_pwrite(int fd, const void *buffer, size_t length, double offset);
 extern int _wasmscale_host_ftruncate(int fd, double size);
 extern int _wasmscale_host_fsync(int fd);
-extern int _wasmscale_host_path_call(int call, const char *first, const char *second, uint32_t mode);
-extern int _wasmscale_host_readlink(const char *path, char *buffer, size_t size);
-extern int _wasmscale_host_list(const char *path, void *buffer, size_t size);
+extern int _wasmscale_host_chmod(int fd, uint32_t mode);
+extern int _wasmscale_host_utimes(int fd, double atime, double mtime);
+extern int _wasmscale_host_name_call(int call, int dir, const char *name, int to_dir, const char *to, uint32_t mode);
+extern int _wasmscale_host_readlink(int dir, const char *name, char *buffer, size_t size);
+extern int _wasmscale_host_list(int dir, void *buffer, size_t size);
 extern int _wasmscale_host_startup_mounts(char *buffer, size_t size);
 
 enum { MKDIR, RMDIR, UNLINK, RENAME, LINK, SYMLINK };
 #define MOST_PER_CALL ((size_t)1 << 30)
 #define EXACT_LIMIT ((uint64_t)1 << 53)
 
-_Static_assert(sizeof(ws_host_stat) == 72, "host.js writes this layout");
+_Static_assert(sizeof(ws_host_stat) == 80, "host.js writes this layout");
 
-int ws_prim_host_lstat(const char *path, ws_host_stat *out) { return _wasmscale_host_lstat(path, out); }
+int ws_prim_host_open_root(const char *path) { return _wasmscale_host_open_root(path); }
+int ws_prim_host_open_dir(int dir, const char *name) { return _wasmscale_host_open_dir(dir, name); }
+int ws_prim_host_lstat(int dir, const char *name, ws_host_stat *out) { return _wasmscale_host_lstat(dir, name, out); }
 int ws_prim_host_fstat(int fd, ws_host_stat *out) { return _wasmscale_host_fstat(fd, out); }
 int ws_prim_host_realpath(const char *path, char *out, size_t size) { return _wasmscale_host_realpath(path, out, size); }
-int ws_prim_host_open(const char *path, int how, uint32_t mode) { return _wasmscale_host_open(path, how, mode); }
+int ws_prim_host_open(int dir, const char *name, int how, uint32_t mode) {
+  return _wasmscale_host_open(dir, name, how, mode);
+}
 int ws_prim_host_close(int fd) { return _wasmscale_host_close(fd); }
 
 int64_t ws_prim_host_pread(int fd, void *buffer, size_t length, uint64_t offset) {
@@ -48,16 +56,30 @@ int ws_prim_host_ftruncate(int fd, uint64_t size) {
 }
 
 int ws_prim_host_fsync(int fd) { return _wasmscale_host_fsync(fd); }
-int ws_prim_host_mkdir(const char *path, uint32_t mode) { return _wasmscale_host_path_call(MKDIR, path, NULL, mode); }
-int ws_prim_host_rmdir(const char *path) { return _wasmscale_host_path_call(RMDIR, path, NULL, 0); }
-int ws_prim_host_unlink(const char *path) { return _wasmscale_host_path_call(UNLINK, path, NULL, 0); }
-int ws_prim_host_rename(const char *from, const char *to) { return _wasmscale_host_path_call(RENAME, from, to, 0); }
-int ws_prim_host_link(const char *existing, const char *path) { return _wasmscale_host_path_call(LINK, existing, path, 0); }
-int ws_prim_host_symlink(const char *target, const char *path) { return _wasmscale_host_path_call(SYMLINK, target, path, 0); }
-int ws_prim_host_readlink(const char *path, char *buffer, size_t size) { return _wasmscale_host_readlink(path, buffer, size); }
+int ws_prim_host_chmod(int fd, uint32_t mode) { return _wasmscale_host_chmod(fd, mode); }
+int ws_prim_host_utimes(int fd, const int64_t seconds[2], const int32_t nanoseconds[2]) {
+  return _wasmscale_host_utimes(fd, (double)seconds[0] + nanoseconds[0] / 1e9, (double)seconds[1] + nanoseconds[1] / 1e9);
+}
+int ws_prim_host_mkdir(int dir, const char *name, uint32_t mode) {
+  return _wasmscale_host_name_call(MKDIR, dir, name, -1, NULL, mode);
+}
+int ws_prim_host_rmdir(int dir, const char *name) { return _wasmscale_host_name_call(RMDIR, dir, name, -1, NULL, 0); }
+int ws_prim_host_unlink(int dir, const char *name) { return _wasmscale_host_name_call(UNLINK, dir, name, -1, NULL, 0); }
+int ws_prim_host_rename(int from_dir, const char *from, int to_dir, const char *to) {
+  return _wasmscale_host_name_call(RENAME, from_dir, from, to_dir, to, 0);
+}
+int ws_prim_host_link(int from_dir, const char *from, int to_dir, const char *to) {
+  return _wasmscale_host_name_call(LINK, from_dir, from, to_dir, to, 0);
+}
+int ws_prim_host_symlink(const char *target, int dir, const char *name) {
+  return _wasmscale_host_name_call(SYMLINK, dir, name, -1, target, 0);
+}
+int ws_prim_host_readlink(int dir, const char *name, char *buffer, size_t size) {
+  return _wasmscale_host_readlink(dir, name, buffer, size);
+}
 
-int64_t ws_prim_host_list(const char *path, void *buffer, size_t size) {
-  return _wasmscale_host_list(path, buffer, size < MOST_PER_CALL ? size : MOST_PER_CALL);
+int64_t ws_prim_host_list(int dir, void *buffer, size_t size) {
+  return _wasmscale_host_list(dir, buffer, size < MOST_PER_CALL ? size : MOST_PER_CALL);
 }
 
 size_t ws_prim_host_startup_mounts(char *buffer, size_t size) {

@@ -38,34 +38,74 @@ mergeInto(LibraryManager.library, {
     bytes: function(address, length) {
       return new Uint8Array(wasmMemory.buffer, address, length);
     },
-    // Writes Node's BigInt stats as struct ws_host_stat at `out`: mode, nlink (u32); ino,
+    // Writes Node's BigInt stats as struct ws_host_stat at `out`: mode, nlink (u32); dev, ino,
     // size, blocks (u64); three i64 seconds; three i32 nanoseconds.
     store: function(info, out) {
       var view = new DataView(wasmMemory.buffer);
       view.setUint32(out, Number(info.mode), true);
       view.setUint32(out + 4, Number(info.nlink), true);
-      view.setBigUint64(out + 8, info.ino, true);
-      view.setBigUint64(out + 16, info.size, true);
-      view.setBigUint64(out + 24, info.blocks, true);
+      view.setBigUint64(out + 8, info.dev, true);
+      view.setBigUint64(out + 16, info.ino, true);
+      view.setBigUint64(out + 24, info.size, true);
+      view.setBigUint64(out + 32, info.blocks, true);
       // (No BigInt literals: Emscripten 3.1.6's JS optimizer cannot print them.)
       var times = [info.atimeNs, info.mtimeNs, info.ctimeNs], billion = BigInt(1000000000);
       for (var i = 0; i < 3; i++) {
         var seconds = times[i] / billion;
-        view.setBigInt64(out + 32 + 8 * i, seconds, true);
-        view.setInt32(out + 56 + 4 * i, Number(times[i] - seconds * billion), true);
+        view.setBigInt64(out + 40 + 8 * i, seconds, true);
+        view.setInt32(out + 64 + 4 * i, Number(times[i] - seconds * billion), true);
       }
       return 0;
     },
-    // A host path from a C string (UTF-8).
-    path: function(address) {
-      return UTF8ToString(address);
+    // The bytes of a C string, as Node takes a path (file names need not be UTF-8).
+    name: function(address) {
+      var heap = new Uint8Array(wasmMemory.buffer), end = address;
+      while (heap[end] !== 0) end++;
+      return Buffer.from(heap.subarray(address, end));
     },
+    // The path of held directory `dir`: its descriptor's /proc entry, which the kernel resolves
+    // to the directory the descriptor holds, wherever it has been moved (Linux).
+    held: function(dir) {
+      return '/proc/self/fd/' + dir;
+    },
+    // Entry `name` (a C string, one name) beneath held directory `dir`; the calls using it never
+    // follow a symlink in that last name.
+    at: function(dir, name) {
+      return Buffer.concat([Buffer.from(wasmscaleHost.held(dir) + '/'), wasmscaleHost.name(name)]);
+    },
+    // O_PATH (Linux's value; Node does not name it): a held directory needs no read permission.
+    O_PATH: 0x200000,
+  },
+
+  _wasmscale_host_open_root__deps: ['$wasmscaleHost'],
+  _wasmscale_host_open_root: function(path) {
+    return wasmscaleHost.run(function(fs) {
+      var c = fs.constants;
+      var fd = fs.openSync(require('path').resolve(UTF8ToString(path)), wasmscaleHost.O_PATH | c.O_DIRECTORY);
+      // Every later call reaches files through /proc/self/fd: without it (not Linux) nothing
+      // could keep a held directory's meaning, so the mount is refused rather than left open.
+      var own = fs.fstatSync(fd, {bigint: true}), seen = null;
+      try { seen = fs.statSync(wasmscaleHost.held(fd), {bigint: true}); } catch (e) {}
+      if (!seen || seen.dev !== own.dev || seen.ino !== own.ino) {
+        fs.closeSync(fd);
+        return -{{{ cDefine('EOPNOTSUPP') }}};
+      }
+      return fd;
+    });
+  },
+
+  _wasmscale_host_open_dir__deps: ['$wasmscaleHost'],
+  _wasmscale_host_open_dir: function(dir, name) {
+    return wasmscaleHost.run(function(fs) {
+      var c = fs.constants;
+      return fs.openSync(wasmscaleHost.at(dir, name), wasmscaleHost.O_PATH | c.O_DIRECTORY | c.O_NOFOLLOW);
+    });
   },
 
   _wasmscale_host_lstat__deps: ['$wasmscaleHost'],
-  _wasmscale_host_lstat: function(path, out) {
+  _wasmscale_host_lstat: function(dir, name, out) {
     return wasmscaleHost.run(function(fs) {
-      return wasmscaleHost.store(fs.lstatSync(wasmscaleHost.path(path), {bigint: true}), out);
+      return wasmscaleHost.store(fs.lstatSync(wasmscaleHost.at(dir, name), {bigint: true}), out);
     });
   },
 
@@ -79,7 +119,7 @@ mergeInto(LibraryManager.library, {
   _wasmscale_host_realpath__deps: ['$wasmscaleHost'],
   _wasmscale_host_realpath: function(path, out, size) {
     return wasmscaleHost.run(function(fs) {
-      var resolved = fs.realpathSync(require('path').resolve(wasmscaleHost.path(path)));
+      var resolved = fs.realpathSync(require('path').resolve(UTF8ToString(path)));
       if (lengthBytesUTF8(resolved) + 1 > size) return -{{{ cDefine('ENAMETOOLONG') }}};
       stringToUTF8(resolved, out, size);
       return 0;
@@ -87,11 +127,11 @@ mergeInto(LibraryManager.library, {
   },
 
   _wasmscale_host_open__deps: ['$wasmscaleHost'],
-  _wasmscale_host_open: function(path, how, mode) {
+  _wasmscale_host_open: function(dir, name, how, mode) {
     return wasmscaleHost.run(function(fs) {
       var c = fs.constants;
       var flags = c.O_NOFOLLOW | ((how & 1) ? c.O_RDWR : c.O_RDONLY) | ((how & 2) ? c.O_CREAT | c.O_EXCL : 0);
-      return fs.openSync(wasmscaleHost.path(path), flags, mode);
+      return fs.openSync(wasmscaleHost.at(dir, name), flags, mode);
     });
   },
 
@@ -124,18 +164,30 @@ mergeInto(LibraryManager.library, {
     return wasmscaleHost.run(function(fs) { fs.fsyncSync(fd); return 0; });
   },
 
-  _wasmscale_host_path_call__deps: ['$wasmscaleHost'],
-  // The calls on one or two paths: 0 mkdir, 1 rmdir, 2 unlink, 3 rename, 4 link, 5 symlink.
-  _wasmscale_host_path_call: function(call, first, second, mode) {
+  _wasmscale_host_chmod__deps: ['$wasmscaleHost'],
+  _wasmscale_host_chmod: function(fd, mode) {
+    return wasmscaleHost.run(function(fs) { fs.chmodSync(wasmscaleHost.held(fd), mode); return 0; });
+  },
+
+  _wasmscale_host_utimes__deps: ['$wasmscaleHost'],
+  // Times in seconds as doubles: Node takes no finer unit (exact to about a microsecond).
+  _wasmscale_host_utimes: function(fd, atime, mtime) {
+    return wasmscaleHost.run(function(fs) { fs.utimesSync(wasmscaleHost.held(fd), atime, mtime); return 0; });
+  },
+
+  _wasmscale_host_name_call__deps: ['$wasmscaleHost'],
+  // The calls on entries beneath held directories: 0 mkdir, 1 rmdir, 2 unlink, 3 rename,
+  // 4 link (the second entry's directory in `to_dir`), 5 symlink (`to` is the target).
+  _wasmscale_host_name_call: function(call, dir, name, to_dir, to, mode) {
     return wasmscaleHost.run(function(fs) {
-      var a = wasmscaleHost.path(first), b = second ? wasmscaleHost.path(second) : null;
+      var a = wasmscaleHost.at(dir, name);
       switch (call) {
         case 0: fs.mkdirSync(a, mode); break;
         case 1: fs.rmdirSync(a); break;
         case 2: fs.unlinkSync(a); break;
-        case 3: fs.renameSync(a, b); break;
-        case 4: fs.linkSync(a, b); break;
-        case 5: fs.symlinkSync(a, b); break;
+        case 3: fs.renameSync(a, wasmscaleHost.at(to_dir, to)); break;
+        case 4: fs.linkSync(a, wasmscaleHost.at(to_dir, to)); break;
+        case 5: fs.symlinkSync(wasmscaleHost.name(to), a); break;
         default: return -{{{ cDefine('EINVAL') }}};
       }
       return 0;
@@ -143,9 +195,9 @@ mergeInto(LibraryManager.library, {
   },
 
   _wasmscale_host_readlink__deps: ['$wasmscaleHost'],
-  _wasmscale_host_readlink: function(path, buffer, size) {
+  _wasmscale_host_readlink: function(dir, name, buffer, size) {
     return wasmscaleHost.run(function(fs) {
-      var target = fs.readlinkSync(wasmscaleHost.path(path), {encoding: 'buffer'});
+      var target = fs.readlinkSync(wasmscaleHost.at(dir, name), {encoding: 'buffer'});
       var length = Math.min(target.length, size);
       wasmscaleHost.bytes(buffer, length).set(target.subarray(0, length));
       return length;
@@ -168,14 +220,14 @@ mergeInto(LibraryManager.library, {
   },
 
   _wasmscale_host_list__deps: ['$wasmscaleHost'],
-  _wasmscale_host_list: function(path, buffer, size) {
+  _wasmscale_host_list: function(dir, buffer, size) {
     return wasmscaleHost.run(function(fs) {
-      var dir = wasmscaleHost.path(path);
-      var entries = fs.readdirSync(dir, {encoding: 'buffer'});
+      var prefix = Buffer.from(wasmscaleHost.held(dir) + '/');
+      var entries = fs.readdirSync(wasmscaleHost.held(dir), {encoding: 'buffer'});
       var needed = 0;
       for (var i = 0; i < entries.length; i++) {
         var name = entries[i];
-        var info = fs.lstatSync(require('path').join(dir, name.toString()), {bigint: true});
+        var info = fs.lstatSync(Buffer.concat([prefix, name]), {bigint: true});
         if (needed + 10 + name.length <= size) {
           var out = wasmscaleHost.bytes(buffer + needed, 10 + name.length);
           out[0] = (Number(info.mode) >> 12) & 15;

@@ -53,11 +53,13 @@ _Static_assert(offsetof(opfs_request, offset) == 32 && offsetof(opfs_request, re
                "opfs_worker.js reads this layout");
 
 #define FILES_MAX 4096                 // the worker's descriptors are below this
+#define DIR_BASE FILES_MAX             // held directories (see below) from here on
 #define WINDOW_MIN ((uint32_t)64 << 10)
 #define WINDOW_MAX ((uint32_t)1 << 20)
 #define SMALL (WINDOW_MIN / 4)
 #define RESERVE_STEP ((uint64_t)1 << 20)
 #define EXACT_LIMIT ((uint64_t)1 << 53)  // offsets travel as doubles
+#define PATH_BYTES 4096                  // an OPFS path with its terminating zero
 
 typedef struct opfs_file {
   pthread_mutex_t lock;  // the window and sizes; a leaf below the file system's node locks
@@ -209,6 +211,70 @@ static int64_t cached_write(int fd, opfs_file *file, const void *buffer, size_t 
   return (int64_t)length;
 }
 
+// ----- held directories ------------------------------------------------------------------------
+// OPFS names files by path; the backend names them beneath held directories (platform.h). A
+// held directory here is the path it was opened on: DIR_BASE plus its index in held_paths,
+// above every file descriptor, so that close and fstat tell the two apart. A rename made
+// through this client moves the held paths below it along, as a host descriptor would follow.
+static char **held_paths;
+static uint32_t held_capacity;
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+
+// Holds `path` (taken over): a held directory, or -ENOMEM.
+static int hold(char *path) {
+  if (path == NULL) return -ENOMEM;
+  pthread_mutex_lock(&held_lock);
+  uint32_t slot = 0;
+  while (slot < held_capacity && held_paths[slot] != NULL) slot++;
+  if (slot == held_capacity) {
+    uint32_t capacity = held_capacity != 0 ? held_capacity * 2 : 16;
+    char **grown = realloc(held_paths, capacity * sizeof *grown);
+    if (grown != NULL) {
+      memset(grown + held_capacity, 0, (capacity - held_capacity) * sizeof *grown);
+      held_paths = grown;
+      held_capacity = capacity;
+    }
+  }
+  int dir = slot < held_capacity ? DIR_BASE + (int)slot : -ENOMEM;
+  if (dir >= 0) held_paths[slot] = path;
+  pthread_mutex_unlock(&held_lock);
+  if (dir < 0) free(path);
+  return dir;
+}
+
+static bool is_held(int dir) { return dir >= DIR_BASE && (uint32_t)(dir - DIR_BASE) < held_capacity; }
+
+// The OPFS path of `name` beneath held directory `dir` (of `dir` itself when name is NULL), in
+// `out`; -EBADF for a directory not held, -ENAMETOOLONG.
+static int path_of(int dir, const char *name, char out[PATH_BYTES]) {
+  pthread_mutex_lock(&held_lock);
+  const char *base = is_held(dir) ? held_paths[dir - DIR_BASE] : NULL;
+  int written = base == NULL  ? -1
+                : name == NULL ? snprintf(out, PATH_BYTES, "%s", base)
+                               : snprintf(out, PATH_BYTES, "%s/%s", base, name);
+  pthread_mutex_unlock(&held_lock);
+  return base == NULL ? -EBADF : written >= PATH_BYTES ? -ENAMETOOLONG : 0;
+}
+
+// After a rename of `from` to `to`: held directories at or below `from` are now below `to`.
+static void move_held(const char *from, const char *to) {
+  size_t from_length = strlen(from);
+  pthread_mutex_lock(&held_lock);
+  for (uint32_t i = 0; i < held_capacity; i++) {
+    char *path = held_paths[i];
+    if (path == NULL || strncmp(path, from, from_length) != 0 || (path[from_length] != '\0' && path[from_length] != '/')) {
+      continue;
+    }
+    char *moved = malloc(strlen(to) + strlen(path + from_length) + 1);
+    if (moved == NULL) continue;  // keeps the old path: later calls through it fail with ENOENT
+    strcpy(moved, to);
+    strcat(moved, path + from_length);
+    free(path);
+    held_paths[i] = moved;
+  }
+  pthread_mutex_unlock(&held_lock);
+}
+
 // ----- the calls ----------------------------------------------------------------------------------
 #ifdef __EMSCRIPTEN_PTHREADS__  // without shared memory there is no worker to talk to
 // At exit every open file's cached writes reach OPFS and the worker lets go of its handles,
@@ -237,7 +303,7 @@ __attribute__((constructor)) static void connect_worker(void) {
 }
 #endif
 
-int ws_prim_opfs_lstat(const char *path, ws_host_stat *out) {
+static int lstat_path(const char *path, ws_host_stat *out) {
   opfs_request request = {.call = LSTAT, .path = path, .buffer = out, .fd = -1};
   int error = (int)send(&request);
   if (error == 0 && request.fd >= 0 && request.fd < FILES_MAX) {  // open here: the cache knows better
@@ -255,6 +321,11 @@ int ws_prim_opfs_lstat(const char *path, ws_host_stat *out) {
 }
 
 int ws_prim_opfs_fstat(int fd, ws_host_stat *out) {
+  if (fd >= DIR_BASE) {  // a held directory: what its path names now
+    char path[PATH_BYTES];
+    int error = path_of(fd, NULL, path);
+    return error != 0 ? error : lstat_path(path, out);
+  }
   opfs_request request = {.call = FSTAT, .fd = fd, .buffer = out};
   int error = (int)send(&request);
   opfs_file *file = error == 0 && fd >= 0 && fd < FILES_MAX ? files[fd] : NULL;  // fd is the caller's: stays
@@ -267,7 +338,7 @@ int ws_prim_opfs_fstat(int fd, ws_host_stat *out) {
   return error;
 }
 
-int ws_prim_opfs_realpath(const char *path, char *out, size_t size) {
+static int realpath_path(const char *path, char *out, size_t size) {
   opfs_request request = {.call = REALPATH, .path = path, .buffer = out, .length = (uint32_t)size};
   return (int)send(&request);
 }
@@ -278,8 +349,7 @@ static void close_in_worker(int fd) {
   send(&request);
 }
 
-int ws_prim_opfs_open(const char *path, int how, uint32_t mode) {
-  (void)mode;  // OPFS keeps no modes
+static int open_path(const char *path, int how) {
   opfs_request request = {.call = OPEN, .path = path, .length = (uint32_t)how};
   pthread_mutex_lock(&files_lock);  // an open and a close of one descriptor never cross
   int fd = (int)send(&request);
@@ -312,7 +382,7 @@ int ws_prim_opfs_open(const char *path, int how, uint32_t mode) {
   return fd;
 }
 
-int ws_prim_opfs_close(int fd) {
+static int close_file(int fd) {
   if (fd < 0 || fd >= FILES_MAX) return -EBADF;
   pthread_mutex_lock(&files_lock);
   opfs_file *file = files[fd];
@@ -395,31 +465,96 @@ int ws_prim_opfs_fsync(int fd) {
   return error;
 }
 
-int ws_prim_opfs_mkdir(const char *path, uint32_t mode) {
-  (void)mode;
-  return call_path(MKDIR, path, NULL);
+int ws_prim_opfs_open_root(const char *path) {
+  char resolved[PATH_BYTES];
+  int error = realpath_path(path, resolved, sizeof resolved);
+  return error != 0 ? error : hold(strdup(resolved));
 }
 
-int ws_prim_opfs_rmdir(const char *path) { return call_path(RMDIR, path, NULL); }
-int ws_prim_opfs_unlink(const char *path) { return call_path(UNLINK, path, NULL); }
-int ws_prim_opfs_rename(const char *from, const char *to) { return call_path(RENAME, from, to); }
+int ws_prim_opfs_open_dir(int dir, const char *name) {
+  char path[PATH_BYTES];
+  ws_host_stat info;
+  int error = path_of(dir, name, path);
+  if (error == 0) error = lstat_path(path, &info);
+  if (error == 0 && (info.mode & 0170000) != 0040000) error = -ENOTDIR;
+  return error != 0 ? error : hold(strdup(path));
+}
 
-int ws_prim_opfs_link(const char *existing, const char *path) {
-  (void)existing, (void)path;
+int ws_prim_opfs_lstat(int dir, const char *name, ws_host_stat *out) {
+  char path[PATH_BYTES];
+  int error = path_of(dir, name, path);
+  return error != 0 ? error : lstat_path(path, out);
+}
+
+int ws_prim_opfs_open(int dir, const char *name, int how, uint32_t mode) {
+  (void)mode;  // OPFS keeps no modes
+  char path[PATH_BYTES];
+  int error = path_of(dir, name, path);
+  return error != 0 ? error : open_path(path, how);
+}
+
+int ws_prim_opfs_close(int fd) {
+  if (fd < DIR_BASE) return close_file(fd);
+  pthread_mutex_lock(&held_lock);
+  char *path = is_held(fd) ? held_paths[fd - DIR_BASE] : NULL;
+  if (path != NULL) held_paths[fd - DIR_BASE] = NULL;
+  pthread_mutex_unlock(&held_lock);
+  free(path);
+  return path != NULL ? 0 : -EBADF;
+}
+
+int ws_prim_opfs_chmod(int fd, uint32_t mode) {
+  (void)fd, (void)mode;
+  return -EOPNOTSUPP;
+}
+
+int ws_prim_opfs_utimes(int fd, const int64_t seconds[2], const int32_t nanoseconds[2]) {
+  (void)fd, (void)seconds, (void)nanoseconds;
+  return -EOPNOTSUPP;
+}
+
+static int call_at(enum opfs_call call, int dir, const char *name) {
+  char path[PATH_BYTES];
+  int error = path_of(dir, name, path);
+  return error != 0 ? error : call_path(call, path, NULL);
+}
+
+int ws_prim_opfs_mkdir(int dir, const char *name, uint32_t mode) {
+  (void)mode;
+  return call_at(MKDIR, dir, name);
+}
+
+int ws_prim_opfs_rmdir(int dir, const char *name) { return call_at(RMDIR, dir, name); }
+int ws_prim_opfs_unlink(int dir, const char *name) { return call_at(UNLINK, dir, name); }
+
+int ws_prim_opfs_rename(int from_dir, const char *from, int to_dir, const char *to) {
+  char from_path[PATH_BYTES], to_path[PATH_BYTES];
+  int error = path_of(from_dir, from, from_path);
+  if (error == 0) error = path_of(to_dir, to, to_path);
+  if (error == 0) error = call_path(RENAME, from_path, to_path);
+  if (error == 0) move_held(from_path, to_path);
+  return error;
+}
+
+int ws_prim_opfs_link(int from_dir, const char *from, int to_dir, const char *to) {
+  (void)from_dir, (void)from, (void)to_dir, (void)to;
   return -EPERM;  // OPFS has no hard links (link(2)'s answer on such file systems)
 }
 
-int ws_prim_opfs_symlink(const char *target, const char *path) {
-  (void)target, (void)path;
+int ws_prim_opfs_symlink(const char *target, int dir, const char *name) {
+  (void)target, (void)dir, (void)name;
   return -EPERM;
 }
 
-int ws_prim_opfs_readlink(const char *path, char *buffer, size_t size) {
-  (void)path, (void)buffer, (void)size;
+int ws_prim_opfs_readlink(int dir, const char *name, char *buffer, size_t size) {
+  (void)dir, (void)name, (void)buffer, (void)size;
   return -EINVAL;  // nothing in OPFS is a symlink
 }
 
-int64_t ws_prim_opfs_list(const char *path, void *buffer, size_t size) {
+int64_t ws_prim_opfs_list(int dir, void *buffer, size_t size) {
+  char path[PATH_BYTES];
+  int error = path_of(dir, NULL, path);
+  if (error != 0) return error;
   opfs_request request = {.call = LIST, .path = path, .buffer = buffer, .length = (uint32_t)size};
   return (int64_t)send(&request);
 }

@@ -143,13 +143,14 @@ mergeInto(LibraryManager.library, {
     function storeStat(out, mode, ino, size, mtimeMs) {
       view.setUint32(out, mode, true);
       view.setUint32(out + 4, (mode & 0xf000) === 0x4000 ? 2 : 1, true);
-      view.setBigUint64(out + 8, BigInt(ino), true);
-      view.setBigUint64(out + 16, BigInt(size), true);
-      view.setBigUint64(out + 24, BigInt(Math.ceil(size / 512)), true);
+      view.setBigUint64(out + 8, BigInt(0), true);  // dev: OPFS is one device
+      view.setBigUint64(out + 16, BigInt(ino), true);
+      view.setBigUint64(out + 24, BigInt(size), true);
+      view.setBigUint64(out + 32, BigInt(Math.ceil(size / 512)), true);
       var seconds = Math.floor(mtimeMs / 1000), nanoseconds = Math.round((mtimeMs - seconds * 1000) * 1e6);
       for (var i = 0; i < 3; i++) {
-        view.setBigInt64(out + 32 + 8 * i, BigInt(seconds), true);
-        view.setInt32(out + 56 + 4 * i, nanoseconds, true);
+        view.setBigInt64(out + 40 + 8 * i, BigInt(seconds), true);
+        view.setInt32(out + 64 + 4 * i, nanoseconds, true);
       }
     }
     async function statFile(file, handle, ino, out) {

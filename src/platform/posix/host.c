@@ -1,12 +1,12 @@
-// Host files for native builds: the POSIX calls themselves, so the host-directory backend runs
-// under the sanitizers against a real directory.
+// Host files for native builds: the POSIX *at calls beneath held directories (O_PATH
+// descriptors), so the host-directory backend runs under the sanitizers against a real directory.
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>  // rename
+#include <stdio.h>  // snprintf
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,15 +18,26 @@
 
 static void store_stat(const struct stat *info, ws_host_stat *out) {
   *out = (ws_host_stat){
-      .mode = info->st_mode, .nlink = (uint32_t)info->st_nlink, .ino = info->st_ino, .size = (uint64_t)info->st_size,
+      .mode = info->st_mode, .nlink = (uint32_t)info->st_nlink, .dev = info->st_dev, .ino = info->st_ino, .size = (uint64_t)info->st_size,
       .blocks = (uint64_t)info->st_blocks, .atime_sec = info->st_atim.tv_sec, .atime_nsec = (int32_t)info->st_atim.tv_nsec,
       .mtime_sec = info->st_mtim.tv_sec, .mtime_nsec = (int32_t)info->st_mtim.tv_nsec,
       .ctime_sec = info->st_ctim.tv_sec, .ctime_nsec = (int32_t)info->st_ctim.tv_nsec};
 }
 
-int ws_prim_host_lstat(const char *path, ws_host_stat *out) {
+int ws_prim_host_open_root(const char *path) {
+  int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  return fd < 0 ? -errno : fd;
+}
+
+// O_PATH: a held directory needs no read permission, as a path walk through it needs none.
+int ws_prim_host_open_dir(int dir, const char *name) {
+  int fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  return fd < 0 ? -errno : fd;
+}
+
+int ws_prim_host_lstat(int dir, const char *name, ws_host_stat *out) {
   struct stat info;
-  if (lstat(path, &info) != 0) return -errno;
+  if (fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
   store_stat(&info, out);
   return 0;
 }
@@ -47,10 +58,10 @@ int ws_prim_host_realpath(const char *path, char *out, size_t size) {
   return error;
 }
 
-int ws_prim_host_open(const char *path, int how, uint32_t mode) {
+int ws_prim_host_open(int dir, const char *name, int how, uint32_t mode) {
   int flags = O_NOFOLLOW | O_CLOEXEC | (how & WS_HOST_READ_WRITE ? O_RDWR : O_RDONLY);
   if (how & WS_HOST_CREATE) flags |= O_CREAT | O_EXCL;
-  int fd = open(path, flags, (mode_t)mode);
+  int fd = openat(dir, name, flags, (mode_t)mode);
   return fd < 0 ? -errno : fd;
 }
 
@@ -68,21 +79,48 @@ int64_t ws_prim_host_pwrite(int fd, const void *buffer, size_t length, uint64_t 
 
 int ws_prim_host_ftruncate(int fd, uint64_t size) { return RESULT(ftruncate(fd, (off_t)size)); }
 int ws_prim_host_fsync(int fd) { return RESULT(fsync(fd)); }
-int ws_prim_host_mkdir(const char *path, uint32_t mode) { return RESULT(mkdir(path, (mode_t)mode)); }
-int ws_prim_host_rmdir(const char *path) { return RESULT(rmdir(path)); }
-int ws_prim_host_unlink(const char *path) { return RESULT(unlink(path)); }
-int ws_prim_host_rename(const char *from, const char *to) { return RESULT(rename(from, to)); }
-int ws_prim_host_link(const char *existing, const char *path) { return RESULT(link(existing, path)); }
-int ws_prim_host_symlink(const char *target, const char *path) { return RESULT(symlink(target, path)); }
 
-int ws_prim_host_readlink(const char *path, char *buffer, size_t size) {
-  ssize_t length = readlink(path, buffer, size);
+// Through the descriptor's /proc entry, which also serves O_PATH descriptors (fchmod and
+// futimens refuse those); the kernel resolves it to the descriptor's own file.
+static void proc_path(int fd, char out[32]) { snprintf(out, 32, "/proc/self/fd/%d", fd); }
+
+int ws_prim_host_chmod(int fd, uint32_t mode) {
+  char path[32];
+  proc_path(fd, path);
+  return RESULT(chmod(path, (mode_t)mode));
+}
+
+int ws_prim_host_utimes(int fd, const int64_t seconds[2], const int32_t nanoseconds[2]) {
+  char path[32];
+  proc_path(fd, path);
+  struct timespec times[2] = {{(time_t)seconds[0], nanoseconds[0]}, {(time_t)seconds[1], nanoseconds[1]}};
+  return RESULT(utimensat(AT_FDCWD, path, times, 0));
+}
+
+int ws_prim_host_mkdir(int dir, const char *name, uint32_t mode) { return RESULT(mkdirat(dir, name, (mode_t)mode)); }
+int ws_prim_host_rmdir(int dir, const char *name) { return RESULT(unlinkat(dir, name, AT_REMOVEDIR)); }
+int ws_prim_host_unlink(int dir, const char *name) { return RESULT(unlinkat(dir, name, 0)); }
+int ws_prim_host_rename(int from_dir, const char *from, int to_dir, const char *to) {
+  return RESULT(renameat(from_dir, from, to_dir, to));
+}
+int ws_prim_host_link(int from_dir, const char *from, int to_dir, const char *to) {
+  return RESULT(linkat(from_dir, from, to_dir, to, 0));
+}
+int ws_prim_host_symlink(const char *target, int dir, const char *name) { return RESULT(symlinkat(target, dir, name)); }
+
+int ws_prim_host_readlink(int dir, const char *name, char *buffer, size_t size) {
+  ssize_t length = readlinkat(dir, name, buffer, size);
   return length < 0 ? -errno : (int)length;
 }
 
-int64_t ws_prim_host_list(const char *path, void *buffer, size_t size) {
-  DIR *dir = opendir(path);
-  if (dir == NULL) return -errno;
+int64_t ws_prim_host_list(int held, void *buffer, size_t size) {
+  int fd = openat(held, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);  // an O_PATH descriptor cannot be read
+  DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+  if (dir == NULL) {
+    int error = -errno;
+    if (fd >= 0) close(fd);
+    return error;
+  }
   uint8_t *out = buffer;
   size_t needed = 0;
   for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
