@@ -9,10 +9,16 @@
 BUILD   := build
 WSCC    := bin/wasmscale-cc
 EMCC    ?= emcc
-EMAR    ?= emar
 CC      := gcc
 export NODE_PATH ?= /usr/share/nodejs
+export EMCC
 NODE    := node
+# Wasm outputs go to a folder of their toolchain's own (tools/toolchain.py: build/emscripten-VERSION),
+# so builds with two Emscripten releases never mix; native ones stay in build/. Empty before
+# set-up has installed emcc: then only `test` and `bench` run, which set up first.
+TOOLCHAIN  := $(shell python3 tools/toolchain.py --emcc "$(EMCC)" folder 2>/dev/null)
+WASM_BUILD ?= $(BUILD)/$(or $(TOOLCHAIN),emscripten-unknown)
+EMAR    ?= $(patsubst %emcc,%emar,$(EMCC))
 
 # Every benchmark program shares these emcc flags; "-pthread" programs also proxy main().
 BENCH_CFLAGS := -O2 -pthread -sEXIT_RUNTIME=1 -sPTHREAD_POOL_SIZE=6 -sALLOW_MEMORY_GROWTH=1 \
@@ -33,32 +39,32 @@ WASM_PLATFORM   := src/platform/emscripten/prim.c src/platform/emscripten/sbrk.c
 NATIVE_PLATFORM := src/platform/posix/prim.c
 ALLOC_WARNINGS  := -std=c11 -Wall -Wextra -Werror -Iinclude
 
-# $(call c_library,LIBRARY,VARIANT,OBJECT_DIR,COMPILER,ARCHIVER,FLAGS,HEADERS,SOURCES): compiles
-# SOURCES into build/obj/OBJECT_DIR/ and archives them as build/lib/VARIANT/libwasmscale-LIBRARY.a.
+# $(call c_library,LIBRARY,VARIANT,OBJECT_DIR,COMPILER,ARCHIVER,FLAGS,HEADERS,SOURCES,ROOT): compiles
+# SOURCES into ROOT/obj/OBJECT_DIR/ and archives them as ROOT/lib/VARIANT/libwasmscale-LIBRARY.a.
 define c_library
-$(BUILD)/obj/$(3)/%.o: %.c $(7)
+$(9)/obj/$(3)/%.o: %.c $(7)
 	@mkdir -p $$(@D)
 	@$(4) $(6) -c $$< -o $$@
-$(BUILD)/lib/$(2)/libwasmscale-$(1).a: $$(patsubst %.c,$(BUILD)/obj/$(3)/%.o,$(8))
+$(9)/lib/$(2)/libwasmscale-$(1).a: $$(patsubst %.c,$(9)/obj/$(3)/%.o,$(8))
 	@mkdir -p $$(@D)
 	@echo "build: $$@"
 	@rm -f $$@ && $(5) rcs $$@ $$^
 endef
 
-# $(call alloc_library,VARIANT,COMPILER,ARCHIVER,FLAGS,PLATFORM_SOURCES)
-alloc_library = $(call c_library,alloc,$(1),$(1),$(2),$(3),$(ALLOC_WARNINGS) $(4),$(ALLOC_HEADERS),$(ALLOC_SOURCES) $(5))
-$(eval $(call alloc_library,wasm-mt,$(EMCC),$(EMAR),-O2 -pthread,$(WASM_PLATFORM)))
-$(eval $(call alloc_library,wasm-st,$(EMCC),$(EMAR),-O2,$(WASM_PLATFORM)))
-$(eval $(call alloc_library,wasm-mt-checked,$(EMCC),$(EMAR),-O2 -pthread -DWS_CHECKED=1,$(WASM_PLATFORM)))
-$(eval $(call alloc_library,wasm-st-checked,$(EMCC),$(EMAR),-O2 -DWS_CHECKED=1,$(WASM_PLATFORM)))
-$(eval $(call alloc_library,native,$(CC),ar,-O2 -g -pthread -fPIC,$(NATIVE_PLATFORM)))
+# $(call alloc_library,VARIANT,COMPILER,ARCHIVER,FLAGS,PLATFORM_SOURCES,ROOT)
+alloc_library = $(call c_library,alloc,$(1),$(1),$(2),$(3),$(ALLOC_WARNINGS) $(4),$(ALLOC_HEADERS),$(ALLOC_SOURCES) $(5),$(6))
+$(eval $(call alloc_library,wasm-mt,$(EMCC),$(EMAR),-O2 -pthread,$(WASM_PLATFORM),$(WASM_BUILD)))
+$(eval $(call alloc_library,wasm-st,$(EMCC),$(EMAR),-O2,$(WASM_PLATFORM),$(WASM_BUILD)))
+$(eval $(call alloc_library,wasm-mt-checked,$(EMCC),$(EMAR),-O2 -pthread -DWS_CHECKED=1,$(WASM_PLATFORM),$(WASM_BUILD)))
+$(eval $(call alloc_library,wasm-st-checked,$(EMCC),$(EMAR),-O2 -DWS_CHECKED=1,$(WASM_PLATFORM),$(WASM_BUILD)))
+$(eval $(call alloc_library,native,$(CC),ar,-O2 -g -pthread -fPIC,$(NATIVE_PLATFORM),$(BUILD)))
 
 $(BUILD)/lib/native/libwasmscale-alloc.so: $(patsubst %.c,$(BUILD)/obj/native/%.o,$(ALLOC_SOURCES) $(NATIVE_PLATFORM))
 	@mkdir -p $(@D)
 	@echo "build: $@"
 	@$(CC) -shared -pthread $^ -o $@
 
-WASM_LIBS := $(foreach v,wasm-mt wasm-st wasm-mt-checked wasm-st-checked,$(BUILD)/lib/$(v)/libwasmscale-alloc.a)
+WASM_LIBS := $(foreach v,wasm-mt wasm-st wasm-mt-checked wasm-st-checked,$(WASM_BUILD)/lib/$(v)/libwasmscale-alloc.a)
 
 # ----- the file-system library ----------------------------------------------------------------
 # The core and the memory backend build for Wasm (with the syscall layer and the console) and
@@ -70,30 +76,30 @@ FS_WASM     := $(FS_CORE) $(wildcard src/fs/syscalls/*.c src/fs/js/*.c src/fs/op
 FS_NATIVE   := $(FS_CORE) src/platform/posix/prim.c src/platform/posix/host.c
 FS_WARNINGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
 
-# $(call fs_library,VARIANT,COMPILER,ARCHIVER,FLAGS,SOURCES)
-fs_library = $(call c_library,fs,$(1),fs-$(1),$(2),$(3),$(FS_WARNINGS) $(4),$(FS_HEADERS),$(5))
-$(eval $(call fs_library,wasm-mt,$(EMCC),$(EMAR),-O2 -pthread,$(FS_WASM)))
-$(eval $(call fs_library,wasm-st,$(EMCC),$(EMAR),-O2,$(FS_WASM)))
-$(eval $(call fs_library,native,$(CC),ar,-O2 -g -pthread,$(FS_NATIVE)))
-FS_LIBS := $(foreach v,wasm-mt wasm-st native,$(BUILD)/lib/$(v)/libwasmscale-fs.a)
+# $(call fs_library,VARIANT,COMPILER,ARCHIVER,FLAGS,SOURCES,ROOT)
+fs_library = $(call c_library,fs,$(1),fs-$(1),$(2),$(3),$(FS_WARNINGS) $(4),$(FS_HEADERS),$(5),$(6))
+$(eval $(call fs_library,wasm-mt,$(EMCC),$(EMAR),-O2 -pthread,$(FS_WASM),$(WASM_BUILD)))
+$(eval $(call fs_library,wasm-st,$(EMCC),$(EMAR),-O2,$(FS_WASM),$(WASM_BUILD)))
+$(eval $(call fs_library,native,$(CC),ar,-O2 -g -pthread,$(FS_NATIVE),$(BUILD)))
+FS_LIBS := $(foreach v,wasm-mt wasm-st,$(WASM_BUILD)/lib/$(v)/libwasmscale-fs.a) $(BUILD)/lib/native/libwasmscale-fs.a
 
 libs: $(WASM_LIBS) $(FS_LIBS) $(BUILD)/lib/native/libwasmscale-alloc.a $(BUILD)/lib/native/libwasmscale-alloc.so
 
 # ----- benchmark programs -----------------------------------------------------------------------
 # Libraries are built by the driver on demand; a change to them must relink the programs too.
 PEER_SOURCES  := $(wildcard peers/mimalloc/*) $(ALLOC_SOURCES) $(ALLOC_HEADERS) $(WASM_PLATFORM) $(FS_WASM) $(FS_HEADERS) \
-                 src/platform/emscripten/console.js
+                 $(wildcard src/platform/emscripten/*.js)
 
 setup:
 	@scripts/setup.sh
 
 # The runner's matrix names the programs: <workload>-<malloc>-<fs>-<where>.
 BENCH_PROGRAMS := $(shell $(NODE) bench/runner/matrix.mjs --programs)
-programs: $(BENCH_PROGRAMS:%=$(BUILD)/bench/%.js) $(BUILD)/bench/native-malloc $(BUILD)/lib/native/libwasmscale-alloc.so \
-          $(BUILD)/bench/size-baseline.wasm
+programs: $(BENCH_PROGRAMS:%=$(WASM_BUILD)/bench/%.js) $(BUILD)/bench/native-malloc $(BUILD)/lib/native/libwasmscale-alloc.so \
+          $(WASM_BUILD)/bench/size-baseline.wasm
 
 # The malloc benchmark with a bump allocator: the report's zero for "code an allocator adds".
-$(BUILD)/bench/size-baseline.wasm: bench/src/malloc.c $(BENCH_HARNESS) peers/size-baseline/bump.c src/platform/emscripten/sbrk.c | setup
+$(WASM_BUILD)/bench/size-baseline.wasm: bench/src/malloc.c $(BENCH_HARNESS) peers/size-baseline/bump.c src/platform/emscripten/sbrk.c | setup
 	@mkdir -p $(@D)
 	@echo "build: $@"
 	@$(EMCC) $(BENCH_CFLAGS) -sPROXY_TO_PTHREAD -sMALLOC=none bench/src/malloc.c bench/src/harness.c \
@@ -115,7 +121,7 @@ STORAGE_FS_FLAGS_opfs   := --fs=wasmscale --backend=opfs --pre-js bench/src/brow
 STORAGE_FS_FLAGS_idbfs  := --fs=js -lidbfs.js --pre-js bench/src/browser_storage.pre.js
 bench_fs_flags = $(or $(STORAGE_FS_FLAGS_$(1)),--fs=$(1))
 .SECONDEXPANSION:
-$(BUILD)/bench/%.js: bench/src/$$(call field,1,$$*).c $(BENCH_HARNESS) $(PEER_SOURCES) $(STORAGE_PRE_JS) $(WSCC) | setup
+$(WASM_BUILD)/bench/%.js: bench/src/$$(call field,1,$$*).c $(BENCH_HARNESS) $(PEER_SOURCES) $(STORAGE_PRE_JS) $(WSCC) | setup
 	@mkdir -p $(@D)
 	@echo "build: $@"
 	@$(WSCC) --malloc=$(call field,2,$*) $(call bench_fs_flags,$(call field,3,$*)) $(BENCH_CFLAGS) \

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { wasmBuildDir } from '../tools/toolchain.mjs';
 import { DRIVER, ROOT, run, runWasm } from './helpers.mjs';
 
 const FIXTURE = path.join(ROOT, 'tests', 'fixtures', 'hello_threads.c');
@@ -133,7 +134,7 @@ for (const { malloc, fs: fileSystem, pthread } of builds) {
 }
 
 test('the mimalloc peer is built once and reused', () => {
-  const library = path.join(ROOT, 'build', 'peers', 'mimalloc', 'libmimalloc-peer-mt.a');
+  const library = path.join(wasmBuildDir(), 'peers', 'mimalloc', 'libmimalloc-peer-mt.a');
   assert.ok(fs.existsSync(library), `${library} exists after a mimalloc build`);
   const before = fs.statSync(library).mtimeMs;
   const result = run(DRIVER, ['--malloc=mimalloc', '--print-command', '-pthread', 'x.c']);

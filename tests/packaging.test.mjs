@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { toolchain } from '../tools/toolchain.mjs';
 import { DRIVER, chromiumRunner, run, runWasm } from './helpers.mjs';
 import { expectOutput, fsPrograms } from './fs/programs.mjs';
 
@@ -86,7 +87,7 @@ test('a missing package is named at start-up; a missing source, at build time', 
   const program = build();
   const moved = path.join(scratch, 'elsewhere');
   fs.mkdirSync(moved, { recursive: true });
-  for (const ext of ['.js', '.wasm', '.worker.js']) {  // all but the .data
+  for (const ext of ['.js', '.wasm', ...(toolchain().worker_js ? ['.worker.js'] : [])]) {  // all but the .data
     const file = program.replace(/\.js$/, ext);
     fs.copyFileSync(file, path.join(moved, path.basename(file)));
   }

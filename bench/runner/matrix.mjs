@@ -31,7 +31,7 @@ export function nativePreload(malloc, root) {
 // Baselines the report divides by.
 export const BASELINE = { malloc: 'dlmalloc', fs: 'js' };
 
-// A program is one build: <workload>-<malloc>-<fs>-<where>.js under build/bench/.
+// A program is one build: <workload>-<malloc>-<fs>-<where>.js under build/emscripten-VERSION/bench/.
 // where = "main": main() runs on the host's main thread; "pthread": -sPROXY_TO_PTHREAD.
 export function programName({ workload, malloc, fs, where }) {
   return `${workload}-${malloc}-${fs}-${where}`;

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wasmBuildDir } from '../../tools/toolchain.mjs';
 import { configurations, knownIssue, nativePreload, runsPerConfiguration, HOSTS } from './matrix.mjs';
 import { parseOutput } from './protocol.mjs';
 import { NodeHost } from './hosts/node.mjs';
@@ -18,7 +19,9 @@ import { writeReport } from './report.mjs';
 import { median } from './summary.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const PROGRAM_DIR = path.join(ROOT, 'build', 'bench');
+// Wasm programs in their toolchain's folder (Makefile: WASM_BUILD), native ones in build/.
+const PROGRAM_DIR = path.join(wasmBuildDir(), 'bench');
+const NATIVE_DIR = path.join(ROOT, 'build', 'bench');
 const TIMEOUT_MS = 180_000;
 
 function parseArgs(argv) {
@@ -44,7 +47,7 @@ function makeHost(name) {
 
 // The file a host runs and the size the report gives (the .wasm; none for native programs).
 function programFiles(config, hostName) {
-  if (hostName === 'native') return { program: path.join(PROGRAM_DIR, config.program), wasm: null };
+  if (hostName === 'native') return { program: path.join(NATIVE_DIR, config.program), wasm: null };
   return { program: path.join(PROGRAM_DIR, `${config.program}.js`), wasm: path.join(PROGRAM_DIR, `${config.program}.wasm`) };
 }
 

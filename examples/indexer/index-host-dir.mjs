@@ -5,18 +5,19 @@
 //
 //   usage: node examples/indexer/index-host-dir.mjs DIR [THREADS]
 //
-// The program is built once into build/examples/ (again when indexer.c changes) with
-// `wasmscale-cc --mount=/corpus=.`, so /corpus is the working directory it starts in; this
-// script starts it in DIR.
+// The program is built once into build/emscripten-VERSION/examples/ (again when indexer.c
+// changes) with `wasmscale-cc --mount=/corpus=.`, so /corpus is the working directory it starts
+// in; this script starts it in DIR.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wasmBuildDir } from '../../tools/toolchain.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
 const SOURCE = path.join(HERE, 'indexer.c');
-const PROGRAM = path.join(ROOT, 'build', 'examples', 'indexer-host.js');
+const PROGRAM = path.join(wasmBuildDir(), 'examples', 'indexer-host.js');
 
 function build() {
   if (fs.existsSync(PROGRAM) && fs.statSync(PROGRAM).mtimeMs >= fs.statSync(SOURCE).mtimeMs) return;

@@ -5,18 +5,19 @@
 //
 //   usage: node examples/indexer/opfs-page.mjs [PORT]   then open the printed address
 //
-// The program is built once into build/examples/ (again when its sources change) with
-// `wasmscale-cc --mount=/corpus=opfs:indexer-corpus`, and served from 127.0.0.1 with the
+// The program is built once into build/emscripten-VERSION/examples/ (again when its sources
+// change) with `wasmscale-cc --mount=/corpus=opfs:indexer-corpus`, and served from 127.0.0.1 with the
 // COOP/COEP headers that shared memory (threads) needs.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../bench/runner/server.mjs';
+import { wasmBuildDir } from '../../tools/toolchain.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
-export const PAGE_DIR = path.join(ROOT, 'build', 'examples', 'indexer-opfs');
+export const PAGE_DIR = path.join(wasmBuildDir(), 'examples', 'indexer-opfs');
 const PROGRAM = path.join(PAGE_DIR, 'indexer-opfs.js');
 
 // Builds the program and copies the page beside it; returns the folder to serve.

@@ -1,7 +1,6 @@
 // The imports Emscripten's libc (emscripten_mmap.c) calls for mmap/munmap/msync of a file.
 // libc keeps the list of mappings and frees the memory at munmap when told it allocated it.
 #include <errno.h>
-#include <emscripten/emmalloc.h>
 
 #include "../core.h"
 #include "abi.h"
@@ -22,8 +21,8 @@ static long map_file(long length, long prot, long flags, long fd, int64_t offset
   return 0;
 }
 
-#if WS_SYSCALL_SPLIT_I64
-// 3.1.6: the address comes back as the result; offsets are 32-bit.
+#if WS_SYSCALL_ABI == 31
+// The address comes back as the result; offsets are 32-bit.
 long _mmap_js(long addr, long length, long prot, long flags, long fd, long offset, int *allocated) {
   (void)addr;
   void *address;
@@ -41,8 +40,7 @@ long _msync_js(long addr, long length, long flags, long fd) {
   return ws_fs_msync((void *)addr, (size_t)length);
 }
 #else
-// Later releases (assumed to change with the 64-bit arguments, see abi.h): an i64 offset and
-// the address through a pointer.
+// An i64 offset, and the address through a pointer.
 int _mmap_js(size_t length, int prot, int flags, int fd, int64_t offset, int *allocated, void **addr) {
   return (int)map_file((long)length, prot, flags, fd, offset, allocated, addr);
 }

@@ -125,6 +125,18 @@ long __syscall_fallocate(long fd, long mode, WS_I64_PARAM(offset), WS_I64_PARAM(
 }
 long __syscall_fdatasync(long fd) { return ws_fs_fsync((int)fd); }
 
+// posix_fadvise: advice only, so nothing to do once the descriptor and the advice are valid.
+// (Emscripten's own JS answer would bring its JS file system in with it.)
+long WS_SYSCALL_FADVISE(long fd, WS_I64_PARAM(offset), WS_I64_PARAM(length), long advice) {
+  ws_stat info;
+  long error = ws_fs_fstat((int)fd, &info);
+  if (error != 0) return error;
+  if (S_ISFIFO(info.mode)) return -ESPIPE;
+  if (advice < POSIX_FADV_NORMAL || advice > POSIX_FADV_NOREUSE || WS_I64_VALUE(length) < 0) return -EINVAL;
+  (void)WS_I64_VALUE(offset);
+  return 0;
+}
+
 typedef struct dirent_buffer {
   char *at;
   size_t room;
@@ -226,9 +238,22 @@ long __syscall_fstatfs64(long fd, long size, long buffer) {
 long __syscall_chmod(long path, long mode) { return ws_fs_fchmodat(WS_AT_FDCWD, PATH(path), (uint32_t)mode, 0); }
 long __syscall_fchmod(long fd, long mode) { return ws_fs_fchmod((int)fd, (uint32_t)mode); }
 
+#if WS_SYSCALL_ABI == 31
 long __syscall_fchmodat(long dirfd, long path, long mode, ...) {
   return ws_fs_fchmodat((int)dirfd, PATH(path), (uint32_t)mode, 0);  // musl handles the flags itself
 }
+#else
+long __syscall_fchmodat2(long dirfd, long path, long mode, long flags) {
+  return ws_fs_fchmodat((int)dirfd, PATH(path), (uint32_t)mode, (int)flags);
+}
+#endif
+
+// One user, root, owns every file (as Emscripten's own answers say): so do the ids.
+// (Emscripten 3.1.6 answers these in JS that brings its JS file system in with it.)
+long __syscall_getuid32(void) { return 0; }
+long __syscall_geteuid32(void) { return 0; }
+long __syscall_getgid32(void) { return 0; }
+long __syscall_getegid32(void) { return 0; }
 
 // One user owns every file: changing owners succeeds once the file is found, and changes nothing.
 long __syscall_chown32(long path, long owner, long group) {

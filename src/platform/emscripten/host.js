@@ -3,7 +3,7 @@
 // thread. Node's descriptors belong to the process, so one opened by any thread serves all.
 // Errors come back as -errno in Emscripten's numbering; without Node every call is -ENODEV.
 mergeInto(LibraryManager.library, {
-  $wasmscaleHost__deps: ['$ERRNO_CODES'],
+  $wasmscaleHost__deps: ['$ERRNO_CODES'].concat(wasmscaleRuntime(['UTF8ToString', 'stringToUTF8', 'lengthBytesUTF8'])),
   $wasmscaleHost: {
     fs: null,
     // Node's module, or null in a browser.
@@ -206,6 +206,7 @@ mergeInto(LibraryManager.library, {
 
   // Module.wasmscaleMounts ([[virtual, host], ...]), set by the driver's --mount pre-js (and
   // present in every worker, which runs the same pre-js).
+  _wasmscale_host_startup_mounts__deps: wasmscaleRuntime(['stringToUTF8', 'lengthBytesUTF8']),
   _wasmscale_host_startup_mounts: function(buffer, size) {
     var mounts = Module['wasmscaleMounts'] || [];
     var needed = 0;

@@ -2,7 +2,7 @@
 // it the request queue (src/platform/emscripten/opfs.c has the protocol; opfs_worker.js is the
 // worker's program). Linked only into programs that mount OPFS (wasmscale-cc --backend=opfs).
 mergeInto(LibraryManager.library, {
-  $wasmscaleOpfs__deps: ['$wasmscaleOpfsWorker'],
+  $wasmscaleOpfs__deps: ['$wasmscaleOpfsWorker'].concat(wasmscaleRuntime(['addRunDependency', 'removeRunDependency', 'addOnPreRun', 'addOnExit'])),
   $wasmscaleOpfs: {
     worker: null,
     // preRun, on the page's main thread: the program's start waits (a run dependency) until the

@@ -1,0 +1,59 @@
+// The Emscripten releases wasmscale builds with (tools/toolchain.py): an emcc the driver cannot
+// use is named; each release's outputs go to its own folder; and, for the release this run
+// uses ($EMCC, else emcc on PATH), every syscall import its libc leaves is answered with libc's
+// own signature, none by Emscripten's JS file system (tools/syscall_imports.py check).
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { toolchain, wasmBuildDir } from '../tools/toolchain.mjs';
+import { DRIVER, ROOT, run } from './helpers.mjs';
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-toolchain-'));
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+// An executable at scratch/NAME with `text` as its content.
+function fakeEmcc(name, text) {
+  const file = path.join(scratch, name);
+  fs.writeFileSync(file, text, { mode: 0o755 });
+  return file;
+}
+
+test('an emcc the driver cannot use is named in one line, with status 2', () => {
+  const says = (version) => `#!/bin/sh\necho "emcc (Emscripten gcc/clang-like replacement + linker emulating GNU ld) ${version}"\n`;
+  for (const [emcc, pattern] of [
+    [fakeEmcc('old-emcc', says('2.0.34 (abc)')), /is Emscripten 2\.0\.34, older than 3\.1\.6, the oldest release/],
+    [fakeEmcc('new-emcc', says('6.1.0 (abc)')),
+     /is Emscripten 6\.1\.0, whose syscall ABI wasmscale has not been checked against \(known: 3\.1\.6, 4\.0\.23\)/],
+    [fakeEmcc('mute-emcc', '#!/bin/sh\necho "no version here"; exit 3\n'),
+     /--version did not name an Emscripten release \(exit 3: no version here\)/],
+    [fakeEmcc('broken-emcc', 'not a program'), /cannot be run/],
+  ]) {
+    const result = run(DRIVER, ['-O2', 'x.c', '-o', path.join(scratch, 'never.js')], { env: { ...process.env, EMCC: emcc } });
+    assert.equal(result.status, 2, result.stderr);
+    const lines = result.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, `one line of error, got: ${result.stderr}`);
+    assert.match(lines[0], /^wasmscale-cc: /);
+    assert.match(lines[0], pattern);
+  }
+});
+
+test('each release builds its libraries and peers in its own folder, build/emscripten-VERSION', () => {
+  const { version, folder } = toolchain();
+  assert.equal(folder, `emscripten-${version}`);
+  const result = run(DRIVER, ['--print-command', '-pthread', 'x.c']);
+  assert.equal(result.status, 0, result.stderr);
+  for (const library of ['libwasmscale-alloc.a', 'libwasmscale-fs.a']) {
+    const file = path.join(wasmBuildDir(), 'lib', 'wasm-mt', library);
+    assert.ok(result.stdout.includes(file), `links ${file}: ${result.stdout}`);
+    assert.ok(fs.existsSync(file), `${file} was built`);
+  }
+});
+
+test("every syscall import of this release's libc is answered with libc's signature, none by the JS file system", (t) => {
+  const result = run('python3', [path.join(ROOT, 'tools', 'syscall_imports.py'), 'check']);
+  assert.equal(result.status, 0, (result.stdout + result.stderr).slice(-4000));
+  assert.match(result.stdout, /syscall imports of Emscripten [\d.]+: \d+ \(\d+ wasmscale, .*none left to the JS file system/);
+  t.diagnostic(result.stdout.trim());
+});

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""The Emscripten releases wasmscale builds with: which emcc a build means, its version, and
+what differs between releases, in one table (RELEASES).
+
+A release the table does not name is refused at build time, with one line saying so: the
+syscall layer (src/fs/syscalls/abi.h) defines libc's imports with that release's signatures,
+and a wrong signature would link and then trap or misread arguments at run time. Supporting a
+new release means checking its imports (tools/syscall_imports.py prints them; the toolchain
+test compares them with what the library defines) and adding its row here.
+
+As a program, for the Makefile and the Node scripts:
+    toolchain.py [--emcc EMCC] folder    the folder, under build/, for that emcc's outputs
+    toolchain.py [--emcc EMCC] json      what the table says of it, as JSON
+EMCC defaults to $EMCC, then emcc on PATH. Exit status 2 with one line on stderr when that emcc
+cannot be used.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+OLDEST = (3, 1, 6)
+
+# Each release wasmscale has been built and tested with. Columns:
+#   mimalloc   where --malloc=mimalloc comes from: "crates" (mimalloc v2 from crates.io, compiled
+#              by peers/mimalloc/build.sh) or "emcc" (the release's own -sMALLOC=mimalloc)
+#   worker_js  a -pthread build writes NAME.worker.js beside NAME.js (later releases run the
+#              main file itself in workers)
+# (What differs in the JS runtime, src/platform/emscripten/runtime.js finds out by itself; what
+# differs in libc's syscall signatures, src/fs/syscalls/abi.h says by version.)
+RELEASES = {
+    "3.1.6": {"mimalloc": "crates", "worker_js": True},
+    "4.0.23": {"mimalloc": "emcc", "worker_js": False},
+}
+
+
+class ToolchainError(Exception):
+    """An emcc that cannot be used, named in one line."""
+
+
+def find_emcc(emcc=None):
+    """The path of the emcc meant: `emcc`, else $EMCC, else emcc on PATH."""
+    name = emcc or os.environ.get("EMCC") or "emcc"
+    path = shutil.which(name)
+    if path is None:
+        raise ToolchainError(f"emcc not found ({name}): install Emscripten (apt-get install emscripten) "
+                             "or point EMCC at an emsdk's emcc")
+    return path
+
+
+def version_of(emcc):
+    """(major, minor, tiny) that `emcc --version` reports."""
+    try:
+        result = subprocess.run([emcc, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as problem:
+        raise ToolchainError(f"{emcc} cannot be run: {problem}")
+    lines = (result.stdout or "").splitlines() + (result.stderr or "").splitlines()
+    match = re.search(r"\)\s+(\d+)\.(\d+)\.(\d+)", lines[0]) if result.stdout else None
+    if result.returncode != 0 or match is None:
+        said = lines[0][:120] if lines else "nothing"
+        raise ToolchainError(f"{emcc} --version did not name an Emscripten release (exit {result.returncode}: {said})")
+    return tuple(int(part) for part in match.groups())
+
+
+def identify(emcc=None):
+    """Everything the table says of the emcc meant, with its path, version and build folder."""
+    path = find_emcc(emcc)
+    version = version_of(path)
+    name = ".".join(map(str, version))
+    if version < OLDEST:
+        raise ToolchainError(f"{path} is Emscripten {name}, older than {'.'.join(map(str, OLDEST))}, the oldest "
+                             "release wasmscale supports")
+    if name not in RELEASES:
+        raise ToolchainError(f"{path} is Emscripten {name}, whose syscall ABI wasmscale has not been checked "
+                             f"against (known: {', '.join(RELEASES)}); see tools/toolchain.py to add it")
+    return dict(RELEASES[name], emcc=path, version=name, folder=f"emscripten-{name}")
+
+
+def main(argv):
+    args = list(argv)
+    emcc = None
+    if args[:1] == ["--emcc"] and len(args) >= 2:
+        emcc, args = args[1], args[2:]
+    if args not in (["folder"], ["json"]):
+        print("usage: toolchain.py [--emcc EMCC] folder|json", file=sys.stderr)
+        return 2
+    try:
+        toolchain = identify(emcc)
+    except ToolchainError as problem:
+        print(f"wasmscale: {problem}", file=sys.stderr)
+        return 2
+    print(toolchain["folder"] if args == ["folder"] else json.dumps(toolchain))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
