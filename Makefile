@@ -14,10 +14,11 @@ export NODE_PATH ?= /usr/share/nodejs
 export EMCC
 NODE    := node
 # Wasm outputs go to a folder of their toolchain's own (tools/toolchain.py: build/emscripten-VERSION),
-# so builds with two Emscripten releases never mix; native ones stay in build/. Empty before
-# set-up has installed emcc: then only `test` and `bench` run, which set up first.
-TOOLCHAIN  := $(shell python3 tools/toolchain.py --emcc "$(EMCC)" folder 2>/dev/null)
-WASM_BUILD ?= $(BUILD)/$(or $(TOOLCHAIN),emscripten-unknown)
+# so builds with two Emscripten releases never mix; native ones stay in build/. Before set-up has
+# installed emcc the folder is unknown; `test` and `bench` set up first and ask again.
+ifndef WASM_BUILD
+WASM_BUILD := $(BUILD)/$(or $(shell python3 tools/toolchain.py --emcc "$(EMCC)" folder 2>/dev/null),emscripten-unknown)
+endif
 EMAR    ?= $(patsubst %emcc,%emar,$(EMCC))
 
 # Every benchmark program shares these emcc flags; "-pthread" programs also proxy main().

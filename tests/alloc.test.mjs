@@ -121,10 +121,13 @@ test('rather than take more memory, a heap serves a block from a slightly larger
 
 const MISUSES = {
   'double-free': /^wasmscale: double free \(address 0x[0-9a-f]+\)$/m,
+  'large-double-free': /^wasmscale: double free \(address 0x[0-9a-f]+\)$/m,
   'invalid-pointer': /^wasmscale: free\(\) of a pointer this allocator never returned \(address 0x[0-9a-f]+\)$/m,
   'interior-pointer': /^wasmscale: free\(\) of a pointer this allocator never returned \(address 0x[0-9a-f]+\)$/m,
   overflow: /^wasmscale: write past the end of a block \(address 0x[0-9a-f]+\)$/m,
   'large-overflow': /^wasmscale: write past the end of a block \(address 0x[0-9a-f]+\)$/m,
+  underflow: /^wasmscale: write before the start of a block \(address 0x[0-9a-f]+\)$/m,
+  'use-after-free': /^wasmscale: write to a freed block \(address 0x[0-9a-f]+\)$/m,
 };
 
 test('checked mode stops each misuse with one line naming it, natively and in Wasm', () => {
@@ -139,6 +142,31 @@ test('checked mode stops each misuse with one line naming it, natively and in Wa
   }
   expectPass(run(nativeChecked, ['none']), 'checked');
   expectPass(runWasm(wasmChecked, ['none']), 'checked');
+});
+
+test('checked mode runs valid C and C++ programs clean: threads, std::thread, iostream, fstream, std::filesystem', () => {
+  const flags = ['--malloc=wasmscale-checked', '-O2', '-pthread', '-sPROXY_TO_PTHREAD', '-sEXIT_RUNTIME=1',
+                 '-sALLOW_MEMORY_GROWTH=1', '-Wno-pthreads-mem-growth'];
+  const programs = [
+    ['cxx_program.cpp', ['-std=c++17'], /^checked c\+\+: total 8000, 2 directories$/m],
+    ['hello_threads.c', [], /^sum \d+ \d+ \d+, file ok$/m],
+  ];
+  for (const [source, extra, expected] of programs) {
+    const output = path.join(scratch, `checked-${source}.js`);
+    const built = run(DRIVER, [...flags, ...extra, path.join(ROOT, 'tests', 'fixtures', source), '-o', output]);
+    assert.equal(built.status, 0, built.stderr);
+    const result = runWasm(output, [], { cwd: scratch });
+    assert.equal(result.status, 0, `${source}: ${result.stdout}${result.stderr}`);
+    assert.doesNotMatch(result.stderr, /wasmscale:/);
+    assert.match(result.stdout, expected);
+  }
+});
+
+test('freed memory serves larger blocks from any thread: one block of 1..48 MiB at a time, and 8 MiB after 4 threads took and freed all memory in 1 MiB blocks (Wasm, 64 MiB limit)', () => {
+  const limited = [...WASM_THREADS, '-sMAXIMUM_MEMORY=64MB', '-sABORTING_MALLOC=0'];
+  const result = runWasm(wasm('test_large_reuse', 'wasmscale', limited));
+  assert.match(result.stdout, /one block at a time reached 48 MiB/, result.stdout + result.stderr);
+  expectPass(result, 'large reuse');
 });
 
 test('out of memory in Wasm gives NULL and ENOMEM, never an abort or corruption', () => {

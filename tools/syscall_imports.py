@@ -38,8 +38,9 @@ import toolchain as toolchains  # noqa: E402
 ABI_DIR = os.path.join(ROOT, "docs", "abi")
 IMPORT_NAME = re.compile(r"^(__syscall_\w+|__wasi_\w+|_\w+_js|__map_file)$")
 
-# Everything else the file system answers: every import not placed here must be defined by the
-# syscall layer. Kept per name, across releases (a name a release's libc lacks is skipped).
+# The imports Emscripten answers without its JS file system, beside libstubs' (found in the
+# archive): every other import must be defined by the syscall layer. By name, across releases
+# (a name a release's libc lacks is not looked for).
 NOT_OURS = {
     "js": {
         # Environment, clocks, randomness and exit: no files.
@@ -91,7 +92,7 @@ def libc_imports(toolchain):
     build_probe(toolchain, "int main(void) { return 0; }\n", ["--fs=wasmscale"])
     libc = system_library(toolchain, "libc-mt.a")
     names = {name for name in symbols(toolchain, libc, False) - symbols(toolchain, libc, True) if IMPORT_NAME.match(name)}
-    ours = symbols(toolchain, os.path.join(ROOT, "build", toolchain["folder"], "lib", "wasm-mt", "libwasmscale-fs.a"), True)
+    ours = symbols(toolchain, os.path.join(toolchains.build_dir(toolchain), "lib", "wasm-mt", "libwasmscale-fs.a"), True)
     stubs = symbols(toolchain, system_library(toolchain, "libstubs.a"), True)
     places = {}
     for name in sorted(names):

@@ -79,6 +79,12 @@ def identify(emcc=None):
     return dict(RELEASES[name], emcc=path, version=name, folder=f"emscripten-{name}")
 
 
+def build_dir(toolchain):
+    """Where this release's libraries, peers and generated files go: one folder per release."""
+    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    return os.environ.get("WASMSCALE_BUILD_DIR") or os.path.join(root, "build", toolchain["folder"])
+
+
 def main(argv):
     args = list(argv)
     emcc = None

@@ -40,14 +40,17 @@ static void *allocate(ws_heap *heap, size_t size, size_t alignment) {
     errno = ENOMEM;
     return NULL;
   }
-  void *p = allocate_in(heap, size + WS_CHECK_EXTRA, alignment);
+#if WS_CHECKED
+  size_t front = _ws_check_front(alignment);
+  void *block = allocate_in(heap, front + size + WS_CHECK_BACK, alignment);
+  void *p = block != NULL ? _ws_check_after_alloc(block, front, size) : NULL;
+#else
+  void *p = allocate_in(heap, size, alignment);
+#endif
   if (p == NULL) {
     errno = ENOMEM;
     return NULL;
   }
-#if WS_CHECKED
-  _ws_check_after_alloc(p, size);
-#endif
   return p;
 }
 
@@ -65,9 +68,10 @@ static void *allocate_rounded(ws_heap *heap, size_t alignment, size_t size) {
 
 static void release(ws_heap *heap, void *p) {
 #if WS_CHECKED
-  _ws_check_before_free(p);
-#endif
+  _ws_check_free(heap, p);  // into the quarantine; older blocks leave it for _ws_free_in
+#else
   _ws_free_in(heap, p);
+#endif
 }
 
 static size_t usable_size(const void *p) {

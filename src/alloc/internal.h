@@ -60,8 +60,8 @@
 #define WS_HOLE_SPARING_PAGES 64                // memory grown to keep runs out of large blocks' holes, per large block
 #define WS_LARGER_CLASSES 2                     // before memory grows, a block may come from a class this far up
 
-// Checked mode (-DWS_CHECKED=1): every block carries its requested size and a canary, and
-// free verifies both and the pointer itself (check.c). Off by default.
+// Checked mode (-DWS_CHECKED=1): every block carries a header and canaries, and free verifies
+// them and the pointer itself; freed blocks wait poisoned in a quarantine (check.c). Off by default.
 #ifndef WS_CHECKED
 #define WS_CHECKED 0
 #endif
@@ -77,12 +77,13 @@ typedef struct ws_block {
 } ws_block;
 
 typedef enum ws_page_kind {
-  WS_PAGE_UNUSED = 0,   // not yet taken from the platform, or part of the page map's own memory
+  WS_PAGE_UNUSED = 0,   // not yet taken from the platform, or the page map's own first memory
   WS_PAGE_FREE,         // head or tail of a free span in the pool
   WS_PAGE_RUN,          // head of a run of small/medium blocks of one size class
   WS_PAGE_LARGE,        // head of one large block
   WS_PAGE_INTERIOR,     // any other page of a run or large block: see `head`
   WS_PAGE_STAND_IN,     // not a page: a heap's stand-in run for other heaps' blocks (kept.c)
+  WS_PAGE_MAP,          // a page of page-map descriptors, taken from the pool (never freed)
 } ws_page_kind;
 
 // thread_free holds a list of blocks freed by other threads; its low bit is a flag.
@@ -291,9 +292,10 @@ static inline size_t ws_address_index(uintptr_t address) {
   return (size_t)((address - WS_WINDOW_BASE) >> WS_PAGE_SHIFT);
 }
 
-// Makes descriptors exist for pages [first, first + count); false when out of memory.
-// Caller holds the pool lock.
-bool _ws_map_ensure(size_t first, size_t count);
+// Makes descriptors exist for pages [first, first + count); false when out of memory. A chunk
+// of descriptors fills whole pages, which come from take_pages(bytes) (NULL: none to give) or
+// else from the platform. Caller holds the pool lock.
+bool _ws_map_ensure(size_t first, size_t count, void *(*take_pages)(size_t bytes));
 
 // ---------------------------------------------------------------------------------------
 // Span pool (span.c): the only lock, taken for runs and large blocks.
@@ -441,14 +443,14 @@ void _ws_run_add_counts(const ws_page *run, uint64_t *allocations, uint64_t *fre
 void _ws_note_run_taken(ws_heap *heap, ws_page *run);     // owner only
 void _ws_note_run_released(ws_heap *heap, ws_page *run);  // owner only
 
-// Checked mode (check.c). The API layer asks for CHECK_EXTRA more bytes per block.
+// Checked mode (check.c). The API layer asks for _ws_check_front(alignment) bytes before each
+// block and WS_CHECK_BACK after it, and gives the program the pointer after_alloc returns.
 #if WS_CHECKED
-#define WS_CHECK_EXTRA 8
-void _ws_check_after_alloc(void *p, size_t requested);
-void _ws_check_before_free(void *p);
+#define WS_CHECK_BACK 8
+size_t _ws_check_front(size_t alignment);
+void *_ws_check_after_alloc(void *block, size_t front, size_t requested);
+void _ws_check_free(ws_heap *heap, void *p);  // checks, then quarantines or frees
 size_t _ws_check_requested_size(const void *p);
-#else
-#define WS_CHECK_EXTRA 0
 #endif
 
 // Prints "wasmscale: <problem> (address 0x...)" on one line and aborts.

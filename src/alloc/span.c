@@ -188,40 +188,6 @@ static size_t free_pages_at_top(void) {
   return top != NULL ? top->pages : 0;
 }
 
-// Takes more pages from the platform and adds them to the bins, so that a span of `pages` is
-// free: only what the free pages at the top lack (as dlmalloc extends its top chunk), so a
-// request that nearly fits at the top does not grow the heap by its whole size.
-static bool grow_locked(size_t pages) {
-  if (_ws_window_base == 0) _ws_window_base = ws_prim_window_base();
-  for (int attempt = 0; attempt < 4; attempt++) {
-    size_t top = free_pages_at_top();
-    if (top >= pages) top = 0;  // it fits, but not at the alignment asked: grow by the whole
-    size_t bytes = (pages - top) * WS_PAGE_SIZE;
-    if (bytes < WS_GROW_MIN) bytes = WS_GROW_MIN;
-    // The page map may itself take memory from the platform, so settle it before growing.
-    uintptr_t before = ws_prim_break();
-    uintptr_t start = (before + WS_PAGE_SIZE - 1) & ~(uintptr_t)(WS_PAGE_SIZE - 1);
-    if (!_ws_map_ensure(ws_address_index(start), bytes / WS_PAGE_SIZE)) return false;
-    if (ws_prim_break() != before) continue;
-    size_t request = start - before + bytes;
-    unsigned char *got = ws_prim_grow(request);
-    if (got == NULL) return false;
-    reserved += request;
-    if (reserved > reserved_peak) reserved_peak = reserved;
-    // Another sbrk user may have moved the break just before us: use what lies page-aligned
-    // inside what we got.
-    uintptr_t first = ((uintptr_t)got + WS_PAGE_SIZE - 1) & ~(uintptr_t)(WS_PAGE_SIZE - 1);
-    uintptr_t end = ((uintptr_t)got + request) & ~(uintptr_t)(WS_PAGE_SIZE - 1);
-    size_t usable = end > first ? (end - first) / WS_PAGE_SIZE : 0;
-    if (usable == 0 || !_ws_map_ensure(ws_address_index(first), usable)) continue;
-    bool extends_top = first == owned_end;
-    owned_end = end;
-    release_locked(ws_page_at_index(ws_address_index(first)), usable);  // merges with the top
-    if (usable + (extends_top ? top : 0) >= pages) return true;
-  }
-  return false;
-}
-
 // ----- allocation ----------------------------------------------------------------------------
 
 // Finds a free span holding `pages` pages at an `alignment`-aligned start; returns the head and
@@ -272,6 +238,72 @@ static ws_page *find_locked(size_t pages, size_t alignment, size_t last_bin, ws_
   return NULL;
 }
 
+// Takes `pages` pages `lead` pages into free span `span` for a span of `kind`; what is left on
+// either side goes back into the bins.
+static ws_page *take_locked(ws_page *span, size_t lead, size_t pages, ws_page_kind kind) {
+  bin_remove(span);
+  size_t total = span->pages;
+  if (lead > 0) {
+    mark_free(span, lead);
+    bin_insert(span);
+  }
+  ws_page *head = ws_page_at_index(span->index + lead);
+  if (total > lead + pages) {
+    ws_page *rest = ws_page_at_index(head->index + pages);
+    mark_free(rest, total - lead - pages);
+    bin_insert(rest);
+  }
+  end_holes(head->index, pages);
+  mark_used(head, pages, kind);
+  if (kind == WS_PAGE_LARGE) count_large(pages);
+  return head;
+}
+
+// Pages for page-map descriptors, from the free spans (the smallest that holds them, at its
+// lowest address; a hole may be used), or NULL when none is free. Descriptors for new memory
+// taken from the platform would sit between the pool's memory and the new memory, and keep the
+// free spans on either side from ever merging: a block larger than any piece could then not be
+// had (one block at a time of 1, 2, ... MiB under a 64 MiB limit stopped at 16 MiB).
+static void *map_pages_locked(size_t bytes) {
+  size_t lead = 0, pages = bytes / WS_PAGE_SIZE;
+  ws_page *span = find_locked(pages, WS_PAGE_SIZE, WS_SPAN_BINS, WS_PAGE_LARGE, &lead);
+  return span != NULL ? ws_page_address(take_locked(span, lead, pages, WS_PAGE_MAP)) : NULL;
+}
+
+// Takes more pages from the platform and adds them to the bins, so that a span of `pages` is
+// free: only what the free pages at the top lack (as dlmalloc extends its top chunk), so a
+// request that nearly fits at the top does not grow the heap by its whole size.
+static bool grow_locked(size_t pages) {
+  if (_ws_window_base == 0) _ws_window_base = ws_prim_window_base();
+  for (int attempt = 0; attempt < 4; attempt++) {
+    size_t at_top = free_pages_at_top();
+    size_t top = at_top < pages ? at_top : 0;  // it fits, but not at the alignment asked: grow by the whole
+    size_t bytes = (pages - top) * WS_PAGE_SIZE;
+    if (bytes < WS_GROW_MIN) bytes = WS_GROW_MIN;
+    // The page map may take pages of its own (from the free spans, else the platform), so
+    // settle it before growing, and measure again if it took some of the top.
+    uintptr_t before = ws_prim_break();
+    uintptr_t start = (before + WS_PAGE_SIZE - 1) & ~(uintptr_t)(WS_PAGE_SIZE - 1);
+    if (!_ws_map_ensure(ws_address_index(start), bytes / WS_PAGE_SIZE, map_pages_locked)) return false;
+    if (ws_prim_break() != before || free_pages_at_top() != at_top) continue;
+    size_t request = start - before + bytes;
+    unsigned char *got = ws_prim_grow(request);
+    if (got == NULL) return false;
+    reserved += request;
+    if (reserved > reserved_peak) reserved_peak = reserved;
+    // Another sbrk user may have moved the break just before us: use what lies page-aligned
+    // inside what we got.
+    uintptr_t first = ((uintptr_t)got + WS_PAGE_SIZE - 1) & ~(uintptr_t)(WS_PAGE_SIZE - 1);
+    uintptr_t end = ((uintptr_t)got + request) & ~(uintptr_t)(WS_PAGE_SIZE - 1);
+    size_t usable = end > first ? (end - first) / WS_PAGE_SIZE : 0;
+    if (usable == 0 || !_ws_map_ensure(ws_address_index(first), usable, map_pages_locked)) continue;
+    owned_end = end;
+    release_locked(ws_page_at_index(ws_address_index(first)), usable);  // merges with the top
+    if (free_pages_at_top() >= pages) return true;
+  }
+  return false;
+}
+
 ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_span_source source) {
   if (alignment < WS_PAGE_SIZE) alignment = WS_PAGE_SIZE;
   if (pages == 0 || pages > WS_WINDOW_PAGES || alignment > WS_WINDOW_MAX / 2) return NULL;
@@ -290,21 +322,7 @@ ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_sp
     return NULL;
   }
   if (kind == WS_PAGE_LARGE && pages >= WS_SPAN_BINS) hole_sparing_grown = 0;
-  bin_remove(span);
-  size_t total = span->pages;
-  if (lead > 0) {
-    mark_free(span, lead);
-    bin_insert(span);
-  }
-  ws_page *head = ws_page_at_index(span->index + lead);
-  if (total > lead + pages) {
-    ws_page *rest = ws_page_at_index(head->index + pages);
-    mark_free(rest, total - lead - pages);
-    bin_insert(rest);
-  }
-  end_holes(head->index, pages);
-  mark_used(head, pages, kind);
-  if (kind == WS_PAGE_LARGE) count_large(pages);
+  ws_page *head = take_locked(span, lead, pages, kind);
   unlock_pool();
   ws_prim_see_memory(head, sizeof *head);  // the caller sets its atomic fields
   return head;
