@@ -32,8 +32,15 @@ test('unknown or missing option values are one-line errors with status 2', () =>
   expectUsageError(['--malloc=tcmalloc', 'x.c'], /unknown --malloc value 'tcmalloc'.*dlmalloc, emmalloc, mimalloc, wasmscale/);
   expectUsageError(['--fs=idbfs', 'x.c'], /unknown --fs value 'idbfs'.*js, wasmfs/);
   expectUsageError(['--malloc'], /--malloc needs a value/);
-  expectUsageError(['-sMALLOC=emmalloc', 'x.c'], /use --malloc=NAME or --fs=NAME/);
-  expectUsageError(['-sWASMFS', 'x.c'], /use --malloc=NAME or --fs=NAME/);
+  expectUsageError(['-sMALLOC=tcmalloc', 'x.c'], /unknown -sMALLOC value 'tcmalloc': expected one of dlmalloc, emmalloc, mimalloc, none/);
+  expectUsageError(['-s', 'MALLOC=tcmalloc', 'x.c'], /unknown -sMALLOC value 'tcmalloc'/);
+  expectUsageError(['-s'], /-s needs a setting/);
+  expectUsageError(['--mount'], /--mount needs a value: --mount=VIRTUAL=HOST_DIR/);
+  expectUsageError(['--mount=/data=d', '--mount=/data=e', 'x.c'], /\/data is mounted twice/);
+  for (const form of [['-sFORCE_FILESYSTEM'], ['-sFORCE_FILESYSTEM=1'], ['-s', 'FORCE_FILESYSTEM=1'], ['-s', 'FORCE_FILESYSTEM'],
+                      ['-sFORCE_FILESYSTEM=true']]) {
+    expectUsageError([...form, 'x.c'], /'-sFORCE_FILESYSTEM(=1|=true)?' needs Emscripten's JS file system/);
+  }
   expectUsageError(['--preload-file'], /--preload-file needs a value: SRC\[@DST\]/);
   expectUsageError(['--backend=nfs', 'x.c'], /unknown --backend value 'nfs': expected one of host/);
   expectUsageError(['--fs=js', '--backend=host', 'x.c'], /--backend needs --fs=wasmscale/);
@@ -93,6 +100,21 @@ test('flags map onto emcc settings at link time only', () => {
   assert.ok(wasmscale.includes('-sMALLOC=none') && wasmscale.some((arg) => arg.endsWith('wasm-mt/libwasmscale-alloc.a')),
             wasmscale.join(' '));
   assert.ok(printed(['--malloc=wasmscale-checked', 'x.c']).some((arg) => arg.endsWith('wasm-st-checked/libwasmscale-alloc.a')));
+  // emcc's own settings, in each form emcc takes: -sX, -sX=1, -sX=true, -s X, -s X=1.
+  for (const form of [['-pthread'], ['-sUSE_PTHREADS'], ['-sUSE_PTHREADS=1'], ['-sUSE_PTHREADS=true'], ['-s', 'USE_PTHREADS'],
+                      ['-s', 'USE_PTHREADS=1']]) {
+    assert.ok(printed([...form, 'x.c']).some((arg) => arg.endsWith('wasm-mt/libwasmscale-alloc.a')), `${form.join(' ')}: threaded build`);
+  }
+  assert.ok(printed(['-sUSE_PTHREADS=0', 'x.c']).some((arg) => arg.endsWith('wasm-st/libwasmscale-alloc.a')));
+  assert.ok(printed(['-sFORCE_FILESYSTEM=0', 'x.c']).some((arg) => arg.endsWith('libwasmscale-fs.a')), 'FORCE_FILESYSTEM=0 is no request');
+  for (const form of [['-sMALLOC=emmalloc'], ['-s', 'MALLOC=emmalloc']]) {
+    const command = printed([...form, 'x.c']);
+    assert.ok(command.includes('-sMALLOC=emmalloc') && !command.some((arg) => arg.includes('libwasmscale-alloc')), command.join(' '));
+  }
+  const none = printed(['-sMALLOC=none', 'x.c']);
+  assert.ok(none.includes('-sMALLOC=none') && !none.some((arg) => arg.includes('libwasmscale-alloc')), none.join(' '));
+  for (const form of [['-sWASMFS'], ['-s', 'WASMFS=1']]) assert.ok(printed([...form, 'x.c']).includes('-sWASMFS'));
+  assert.ok(printed(['-s', 'EXPORTED_FUNCTIONS=_main', 'x.c']).includes('-sEXPORTED_FUNCTIONS=_main'), '-s X=Y reaches emcc joined');
   // -sNODERAWFS is Emscripten's for --fs=js, a host root (--mount=/=.) for --fs=wasmscale.
   assert.ok(printed(['--fs=js', '-sNODERAWFS', 'x.c']).includes('-sNODERAWFS'));
   const rawfs = printed(['-sNODERAWFS', 'x.c']);
