@@ -36,14 +36,17 @@ mergeInto(LibraryManager.library, {
     var decoder = new TextDecoder(), encoder = new TextEncoder();
 
     function failure(errno) { return {errno: errno}; }
+    // Chromium throws DOMExceptions; Firefox throws some failures as plain objects named after
+    // its own codes (a full quota: NS_ERROR_FILE_NO_DEVICE_SPACE, result 0x80520010).
     function errnoOf(e) {
       if (e && e.errno) return e.errno;
+      if (e && e.result === 0x80520010) return E.ENOSPC;
       switch (e && e.name) {
         case 'NotFoundError': return E.ENOENT;
         case 'TypeMismatchError': return E.ENOTDIR;
         case 'NoModificationAllowedError': return E.EBUSY;
         case 'InvalidModificationError': return E.ENOTEMPTY;
-        case 'QuotaExceededError': return E.ENOSPC;
+        case 'QuotaExceededError': case 'NS_ERROR_FILE_NO_DEVICE_SPACE': return E.ENOSPC;
         case 'NotAllowedError': case 'SecurityError': return E.EACCES;
         case 'TypeError': return E.EINVAL;
       }
@@ -324,10 +327,14 @@ mergeInto(LibraryManager.library, {
       pread: function(r) {
         return fileOf(r.fd).sync.read(u8.subarray(r.buffer, r.buffer + r.length), {at: r.offset});
       },
+      // A write that takes nothing has hit the quota (Firefox returns short counts there
+      // rather than throwing): ENOSPC, as write(2) says when no byte fits.
       pwrite: function(r) {
         var file = fileOf(r.fd);
         file.mtime = Date.now();
-        return file.sync.write(u8.subarray(r.buffer, r.buffer + r.length), {at: r.offset});
+        var written = file.sync.write(u8.subarray(r.buffer, r.buffer + r.length), {at: r.offset});
+        if (written === 0 && r.length > 0) throw failure(E.ENOSPC);
+        return written;
       },
       truncate: function(r) {
         var file = fileOf(r.fd);
