@@ -136,10 +136,14 @@ bench:
 	@$(MAKE) --no-print-directory libs programs
 	$(NODE) bench/runner/run.mjs $(if $(QUICK),--quick)
 
+# Every test, then the browser tests again in Firefox (their titles end "in Firefox").
+BROWSER_TESTS := tests/fs.test.mjs tests/packaging.test.mjs tests/opfs.test.mjs tests/examples.test.mjs
+NODE_TEST := $(NODE) --test --test-concurrency=1 --test-timeout=1200000
 test:
 	@scripts/setup.sh
 	@$(MAKE) --no-print-directory libs programs
-	$(NODE) --test --test-concurrency=1 --test-timeout=1200000 tests/
+	$(NODE_TEST) tests/
+	WASMSCALE_BROWSER=firefox $(NODE_TEST) --test-name-pattern="in Firefox" $(BROWSER_TESTS)
 
 clean:
 	rm -rf $(BUILD)

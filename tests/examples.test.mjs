@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, run } from './helpers.mjs';
+import { BROWSER_TITLE, ROOT, run } from './helpers.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-examples-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -65,9 +65,9 @@ test('the indexer on Node over a host directory: the index it writes there is ex
   assert.match(bad.stderr, /usage: .*DIR/);
 });
 
-test('the indexer page over OPFS: files added through the JS API, an exact index, files kept across a reload', async () => {
+test(`the indexer page over OPFS: files added through the JS API, an exact index, files kept across a reload in ${BROWSER_TITLE}`, async () => {
   const { build } = await import('../examples/indexer/opfs-page.mjs');
-  const { launchChromium } = await import('../bench/runner/hosts/chromium.mjs');
+  const { launchBrowser } = await import('../bench/runner/hosts/browsers.mjs');
   const { startServer } = await import('../bench/runner/server.mjs');
   const dir = makeCorpus();
   const expected = expectedIndex(dir);
@@ -80,11 +80,11 @@ test('the indexer page over OPFS: files added through the JS API, an exact index
     }
   };
   collect(dir);
-  const browser = await launchChromium();
+  const browser = await launchBrowser();
   const server = await startServer({ '/': build() });
   try {
-    const page = await browser.context.newPage();
-    const ready = () => page.waitForFunction(() => !document.getElementById('run').disabled, null, { timeout: 60000 });
+    const page = await browser.newPage();
+    const ready = () => browser.waitFor(page, () => !document.getElementById('run').disabled, 60000);
     await page.goto(`${server.origin}/index.html`);
     await ready();
     const index = await page.evaluate(async (corpus) => {

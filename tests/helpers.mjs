@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ChromiumHost } from '../bench/runner/hosts/chromium.mjs';
+import { BrowserHost } from '../bench/runner/hosts/browser.mjs';
+import { BROWSER, TITLES } from '../bench/runner/hosts/browsers.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DRIVER = path.join(ROOT, 'bin', 'wasmscale-cc');
@@ -31,20 +32,24 @@ export function runWasm(programJs, args = [], options = {}) {
   return run(process.execPath, ['--no-experimental-fetch', programJs, ...args], options);
 }
 
-// Headless Chromium for a test file: started before its tests, closed after them, serving the
-// programs in programDir. Returns inChromium(programJs, args), which resolves to runWasm's
+// The browser of this run (WASMSCALE_BROWSER: chromium, the default, or firefox), by name, for
+// test titles: make test runs the browser tests once in each.
+export const BROWSER_TITLE = TITLES[BROWSER];
+
+// The headless browser for a test file: started before its tests, closed after them, serving
+// the programs in programDir. Returns inBrowser(programJs, args), which resolves to runWasm's
 // shape ({ status, stdout, stderr }) with the page's console lines as stdout.
-export function chromiumRunner(programDir) {
-  let chromium;
+export function browserRunner(programDir) {
+  let host;
   before(async () => {
-    chromium = new ChromiumHost(programDir);
-    await chromium.start();
+    host = new BrowserHost(BROWSER, programDir);
+    await host.start();
   });
   after(async () => {
-    await chromium?.close();
+    await host?.close();
   });
-  return async function inChromium(programJs, args = []) {
-    const { lines, exitCode } = await chromium.run(programJs, args, { timeoutMs: 120000 });
+  return async function inBrowser(programJs, args = []) {
+    const { lines, exitCode } = await host.run(programJs, args, { timeoutMs: 120000 });
     return { status: exitCode, stdout: lines.join('\n') + '\n', stderr: '' };
   };
 }

@@ -1,4 +1,5 @@
-// The OPFS backend in headless Chromium (tests/fs/opfs.c): files survive a page reload, 4
+// The OPFS backend in a headless browser (tests/fs/opfs.c; Chromium, or Firefox with
+// WASMSCALE_BROWSER=firefox, named in each test's title): files survive a page reload, 4
 // threads on their own files and on one shared file, the main thread itself calling OPFS
 // (it spins instead of sleeping: no deadlock), a full quota gives ENOSPC without losing what
 // was accepted, and a file another page holds gives EBUSY with a message instead of a hang.
@@ -7,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { launchChromium } from '../bench/runner/hosts/chromium.mjs';
+import { launchBrowser } from '../bench/runner/hosts/browsers.mjs';
 import { startServer } from '../bench/runner/server.mjs';
-import { DRIVER, ROOT, run, runWasm } from './helpers.mjs';
+import { BROWSER_TITLE, DRIVER, ROOT, run, runWasm } from './helpers.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-opfs-'));
 const FLAGS = ['--fs=wasmscale', '--backend=opfs', '-O2', '-pthread', '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=6',
@@ -26,7 +27,7 @@ function build(name, extra) {
 before(async () => {
   build('proxied', ['-sPROXY_TO_PTHREAD']);
   build('main-thread', []);  // main() on the page's main thread
-  browser = await launchChromium();
+  browser = await launchBrowser();
   server = await startServer({ '/programs/': scratch, '/harness/': path.join(ROOT, 'bench', 'runner', 'hosts') });
 });
 
@@ -67,8 +68,8 @@ async function runInPage(page, program, args) {
 }
 
 // Runs `use(page)` in a fresh page, closed afterwards.
-async function inNewPage(use) {
-  const page = await browser.context.newPage();
+async function inNewPage(use, within = browser) {
+  const page = await within.newPage();
   try {
     return await use(page);
   } finally {
@@ -82,7 +83,7 @@ function assertExit(lines, pattern) {
   assert.match(text, pattern);
 }
 
-test('files written, fsynced and renamed survive a page reload', () => inNewPage(async (page) => {
+test(`files written, fsynced and renamed survive a page reload in ${BROWSER_TITLE}`, () => inNewPage(async (page) => {
   const next = watch(page);
   const written = next(/^@@(written|failed|exit|abort)/);
   await page.goto(programUrl('proxied', ['persist']));
@@ -93,17 +94,17 @@ test('files written, fsynced and renamed survive a page reload', () => inNewPage
   assertExit(await exited, /persist: checked after reload/);
 }));
 
-test('4 threads write their own files and append to one shared file', () => inNewPage(async (page) => {
+test(`4 threads write their own files and append to one shared file in ${BROWSER_TITLE}`, () => inNewPage(async (page) => {
   assertExit(await runInPage(page, 'proxied', ['threads', '4']), /threads: 4 threads/);
 }));
 
-test('the page\'s main thread uses OPFS itself, beside 4 threads, without deadlock', () => inNewPage(async (page) => {
+test(`the page's main thread uses OPFS itself, beside 4 threads, without deadlock in ${BROWSER_TITLE}`, () => inNewPage(async (page) => {
   assertExit(await runInPage(page, 'main-thread', ['threads', '4']), /threads: 4 threads/);
 }));
 
-test('a file another page holds: stat works, open gives EBUSY with a message', async () => {
-  const holder = await browser.context.newPage();
-  const page = await browser.context.newPage();
+test(`a file another page holds: stat works, open gives EBUSY with a message in ${BROWSER_TITLE}`, async () => {
+  const holder = await browser.newPage();
+  const page = await browser.newPage();
   try {
     await holder.goto(`${server.origin}/harness/page.html?program=/none`);
     await holder.evaluate(() => new Promise((resolve, reject) => {
@@ -130,15 +131,16 @@ test('a file another page holds: stat works, open gives EBUSY with a message', a
   }
 });
 
-test('a full quota gives ENOSPC and keeps every byte write() accepted', () => inNewPage(async (page) => {
-  const cdp = await browser.context.newCDPSession(page);
+test(`a full quota gives ENOSPC and keeps every byte write() accepted in ${BROWSER_TITLE}`, async () => {
+  const limited = await launchBrowser(undefined, { quotaBytes: 6 * 1024 * 1024 });
   try {
-    await cdp.send('Storage.overrideQuotaForOrigin', { origin: server.origin, quotaSize: 6 * 1024 * 1024 });
-    assertExit(await runInPage(page, 'proxied', ['quota']), /quota: ENOSPC after \d+ bytes/);
+    await inNewPage(async (page) => {
+      assertExit(await runInPage(page, 'proxied', ['quota']), /quota: ENOSPC after \d+ bytes/);
+    }, limited);
   } finally {
-    await cdp.send('Storage.overrideQuotaForOrigin', { origin: server.origin });
+    await limited.close();
   }
-}));
+});
 
 test('without a browser, mounting OPFS gives ENODEV', () => {
   const result = runWasm(path.join(scratch, 'proxied.js'), ['nodev']);

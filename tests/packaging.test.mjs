@@ -1,6 +1,6 @@
 // Files packaged at build time for wasmscale's file system (wasmscale-cc --preload-file and
 // --embed-file, as emcc's flags): whole directories and single files, read from 4 threads,
-// on Node and in headless Chromium; the program's listing is checked against the host's
+// on Node and in a headless browser (Chromium or Firefox); the program's listing is checked against the host's
 // files, byte for byte through a checksum. And what goes wrong is named.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,14 +8,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { toolchain } from '../tools/toolchain.mjs';
-import { DRIVER, chromiumRunner, run, runWasm } from './helpers.mjs';
+import { BROWSER_TITLE, DRIVER, browserRunner, run, runWasm } from './helpers.mjs';
 import { expectOutput, fsPrograms } from './fs/programs.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-packaging-'));
 const { wasm } = fsPrograms(scratch);
 const AGREE = /packaged: (\d+) files, all threads agree/;
 
-const inChromium = chromiumRunner(scratch);
+const inBrowser = browserRunner(scratch);
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 // assets/: text, 300 KB of binary, an empty file, an empty directory, a name with '@', and a
@@ -77,8 +77,8 @@ test('--preload-file and --embed-file on Node: directories and files, 4 threads 
   assert.ok(fs.existsSync(build().replace(/\.js$/, '.data')), 'the preload package sits beside the program');
 });
 
-test('--preload-file and --embed-file in Chromium: the package is fetched before main', async () => {
-  const result = await inChromium(build(), ROOTS);
+test(`--preload-file and --embed-file in ${BROWSER_TITLE}: the package is fetched before main`, async () => {
+  const result = await inBrowser(build(), ROOTS);
   expectOutput(result, AGREE);
   assert.deepEqual(listing(result.stdout), expected);
 });

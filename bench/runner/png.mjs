@@ -1,12 +1,12 @@
 // Renders SVG files to PNG with the same headless Chromium the benchmarks use.
 import fs from 'node:fs';
-import { launchChromium } from './hosts/chromium.mjs';
+import { launchBrowser } from './hosts/browsers.mjs';
 
 export async function svgFilesToPng(svgFiles) {
   if (svgFiles.length === 0) return [];
-  const browser = await launchChromium();
+  const browser = await launchBrowser('chromium');  // Playwright's page API below
   try {
-    const page = await browser.context.newPage();
+    const page = await browser.newPage();
     const written = [];
     for (const svgFile of svgFiles) {
       const svg = fs.readFileSync(svgFile, 'utf8');

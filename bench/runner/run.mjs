@@ -11,7 +11,7 @@ import { wasmBuildDir } from '../../tools/toolchain.mjs';
 import { configurations, knownIssue, nativePreload, runsPerConfiguration, HOSTS } from './matrix.mjs';
 import { parseOutput } from './protocol.mjs';
 import { NodeHost } from './hosts/node.mjs';
-import { ChromiumHost } from './hosts/chromium.mjs';
+import { BrowserHost } from './hosts/browser.mjs';
 import { NativeHost } from './hosts/native.mjs';
 import { describeMachine } from './machine.mjs';
 import { SCHEMA, validateResults } from './schema.mjs';
@@ -42,7 +42,7 @@ function parseArgs(argv) {
 
 function makeHost(name) {
   if (name === 'native') return new NativeHost();
-  return name === 'node' ? new NodeHost() : new ChromiumHost(PROGRAM_DIR);
+  return name === 'node' ? new NodeHost() : new BrowserHost(name, PROGRAM_DIR);
 }
 
 // The file a host runs and the size the report gives (the .wasm; none for native programs).
