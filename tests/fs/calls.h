@@ -72,6 +72,7 @@ static inline char *t_getcwd(char *buffer, size_t size) { return fs_result(ws_fs
 #define t_dup2(fd, new_fd) fs_result(ws_fs_dup3(fd, new_fd, 0))
 #define t_mkfifo(path, mode) fs_result(ws_fs_mknodat(WS_AT_FDCWD, path, S_IFIFO | (mode)))
 #define t_openat(dirfd, path, flags, mode) fs_result(ws_fs_openat(dirfd, path, flags, mode))
+#define t_fsync(fd) fs_result(ws_fs_fsync(fd))
 #define t_unlinkat(dirfd, path, flags) fs_result(ws_fs_unlinkat(dirfd, path, flags))
 #define t_symlink(target, path) fs_result(ws_fs_symlinkat(target, WS_AT_FDCWD, path))
 #define t_chmod(path, mode) fs_result(ws_fs_fchmodat(WS_AT_FDCWD, path, mode, 0))
@@ -118,6 +119,7 @@ static inline long long t_ino(const char *path) {
 #define t_dup2 dup2
 #define t_mkfifo mkfifo
 #define t_openat openat
+#define t_fsync fsync
 #define t_unlinkat unlinkat
 #define t_symlink symlink
 #define t_chmod chmod
