@@ -71,7 +71,9 @@ struct ws_fs_backend {
   int (*lookup)(ws_node *dir, const char *name, size_t length, ws_node **child);  // child referenced
   int (*create)(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,
                 ws_node **child);  // mode holds S_IFMT; target for symlinks; child referenced
-  int (*link)(ws_node *dir, const char *name, size_t length, ws_node *node);
+  // A new name for `node`, which `from_dir` (locked by nobody) names `from`.
+  int (*link)(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
+              size_t from_length);
   int (*unlink)(ws_node *dir, const char *name, size_t length);  // drops the entry's reference
   // Both directories locked exclusively; an existing `to` entry is replaced (checked by the core).
   int (*rename)(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
@@ -217,7 +219,8 @@ void ws_graft_entry(const ws_node *dir, uint32_t index, ws_dirent *entry);
 // ----- the backend choke point (backend.c) ---------------------------------------------------
 int ws_b_lookup(ws_node *dir, const char *name, size_t length, ws_node **child);
 int ws_b_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target, ws_node **child);
-int ws_b_link(ws_node *dir, const char *name, size_t length, ws_node *node);
+int ws_b_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
+              size_t from_length);
 int ws_b_unlink(ws_node *dir, const char *name, size_t length);
 int ws_b_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
                 size_t to_length);
@@ -253,6 +256,10 @@ int ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk);
 void ws_walk_done(ws_walk *walk);
 // The same relative to a directory descriptor (or WS_AT_FDCWD).
 int ws_walk_at(int dirfd, const char *path, int flags, ws_walk *walk);
+// A WS_WALK_PARENT walk whose walk->node is a symlink: walks again to the name its target
+// gives (relative to the link's directory), as WS_WALK_PARENT. `target` receives the link's
+// text and must outlive the walk (walk->name may point into it).
+int ws_walk_follow(ws_walk *walk, char target[WS_PATH_MAX]);
 // The node `dirfd` names for *at calls: NULL for WS_AT_FDCWD or an absolute path; referenced.
 int ws_at_dir(int dirfd, const char *path, ws_node **at);
 // Looks `name` up in `dir` (which the caller holds no lock on); follows mounts and "..".

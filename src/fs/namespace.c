@@ -268,19 +268,32 @@ int ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const cha
 
 int ws_fs_linkat(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path, int flags) {
   if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)) return -EINVAL;
+  // The source by its directory and name (a backend may need them to reach the file), a final
+  // symlink followed only with AT_SYMLINK_FOLLOW.
   ws_walk from, to;
-  int error = ws_walk_at(old_dirfd, old_path, (flags & AT_SYMLINK_FOLLOW) ? 0 : WS_WALK_NOFOLLOW, &from);
-  if (error != 0) return error;
+  char target[WS_PATH_MAX];
+  int error = ws_walk_at(old_dirfd, old_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &from);
+  for (int links = 0; error == 0 && (flags & AT_SYMLINK_FOLLOW) && from.node != NULL && from.node->type == S_IFLNK;
+       links++) {
+    error = links == WS_SYMLINK_MAX ? -ELOOP : ws_walk_follow(&from, target);
+  }
+  if (error == 0 && from.node == NULL) error = -ENOENT;
+  if (error == 0 && from.trailing_slash && !ws_is_dir(from.node)) error = -ENOTDIR;
+  if (error != 0) {
+    ws_walk_done(&from);
+    return error;
+  }
   error = ws_walk_at(new_dirfd, new_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &to);
   if (error != 0) {
     ws_walk_done(&from);
     return error;
   }
   ws_node *node = from.node, *dir = to.dir;
-  if (ws_is_dir(node)) {
-    error = -EPERM;
-  } else if (to.node != NULL || to.length == 0 || is_dot_or_dotdot(&to)) {
+  // An existing new name is reported before a directory to link (Linux looks the name up first).
+  if (to.node != NULL || to.length == 0 || is_dot_or_dotdot(&to)) {
     error = -EEXIST;
+  } else if (ws_is_dir(node)) {
+    error = -EPERM;
   } else if (to.trailing_slash) {
     error = -ENOENT;
   } else if (node->mount != dir->mount) {
@@ -292,7 +305,7 @@ int ws_fs_linkat(int old_dirfd, const char *old_path, int new_dirfd, const char 
     if (error == 0) error = ws_b_lookup(dir, to.name, to.length, &existing) == 0 ? -EEXIST : 0;
     if (error == 0) {
       ws_rwlock_write(&node->lock);
-      error = node->nlink == 0 ? -ENOENT : ws_b_link(dir, to.name, to.length, node);
+      error = node->nlink == 0 ? -ENOENT : ws_b_link(dir, to.name, to.length, node, from.dir, from.name, from.length);
       if (error == 0) {
         node->nlink++;
         ws_node_touch(node, false);

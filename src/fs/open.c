@@ -34,19 +34,22 @@ static int create_file(ws_walk *walk, int flags, uint32_t mode, bool *created) {
   return error;
 }
 
-// Finds (or creates) the node open() names; walk->node holds it on success.
-static int open_node(int dirfd, const char *path, int flags, uint32_t mode, ws_walk *walk, bool *created) {
+// Finds (or creates) the node open() names; walk->node holds it on success. With O_CREAT a
+// symlink in the last component is followed, and a missing target is created (as Linux does:
+// a dangling link names the file to make), unless O_EXCL or O_NOFOLLOW says otherwise.
+static int open_node(int dirfd, const char *path, int flags, uint32_t mode, ws_walk *walk, bool *created,
+                     char target[WS_PATH_MAX]) {
   int walk_flags = (flags & O_NOFOLLOW) ? WS_WALK_NOFOLLOW : 0;
   if (!(flags & O_CREAT)) return ws_walk_at(dirfd, path, walk_flags, walk);
   int error = ws_walk_at(dirfd, path, WS_WALK_PARENT, walk);
-  if (error != 0) return error;
-  if (walk->node == NULL) return create_file(walk, flags, mode, created);
-  if (flags & O_EXCL) return -EEXIST;
-  if (walk->node->type == S_IFLNK && !(flags & O_NOFOLLOW)) {
-    ws_walk_done(walk);  // follow it like any open (a dangling link gives ENOENT)
-    return ws_walk_at(dirfd, path, 0, walk);
+  for (int links = 0; error == 0; links++) {
+    if (walk->node == NULL) return create_file(walk, flags, mode, created);
+    if (flags & O_EXCL) return -EEXIST;
+    if (walk->node->type != S_IFLNK || (flags & O_NOFOLLOW)) return 0;
+    if (links == WS_SYMLINK_MAX) return -ELOOP;
+    error = ws_walk_follow(walk, target);
   }
-  return 0;
+  return error;
 }
 
 static int check_open(ws_node *node, int flags, bool created) {
@@ -63,7 +66,8 @@ static int check_open(ws_node *node, int flags, bool created) {
 int ws_fs_openat(int dirfd, const char *path, int flags, uint32_t mode) {
   ws_walk walk;
   bool created = false;
-  int error = open_node(dirfd, path, flags, mode, &walk, &created);
+  char target[WS_PATH_MAX];  // a symlink followed to create its target: walk.name may point here
+  int error = open_node(dirfd, path, flags, mode, &walk, &created, target);
   if (error != 0) {
     ws_walk_done(&walk);
     return error;

@@ -179,3 +179,17 @@ int ws_walk_at(int dirfd, const char *path, int flags, ws_walk *walk) {
   ws_node_unref(at);
   return error;
 }
+
+int ws_walk_follow(ws_walk *walk, char target[WS_PATH_MAX]) {
+  ws_node *link = walk->node, *dir = walk->dir;
+  ws_rwlock_read(&link->lock);
+  int length = ws_b_readlink(link, target, WS_PATH_MAX - 1);
+  ws_rwlock_unlock(&link->lock);
+  if (length < 0) return length;
+  target[length] = '\0';
+  ws_node_ref(dir);
+  ws_walk_done(walk);
+  int error = ws_walk_path(dir, target, WS_WALK_PARENT, walk);
+  ws_node_unref(dir);
+  return error;
+}

@@ -73,6 +73,36 @@ static inline char *t_getcwd(char *buffer, size_t size) { return fs_result(ws_fs
 #define t_mkfifo(path, mode) fs_result(ws_fs_mknodat(WS_AT_FDCWD, path, S_IFIFO | (mode)))
 #define t_openat(dirfd, path, flags, mode) fs_result(ws_fs_openat(dirfd, path, flags, mode))
 #define t_fsync(fd) fs_result(ws_fs_fsync(fd))
+#define t_lseek(fd, offset, whence) fs_result(ws_fs_lseek(fd, offset, whence))
+#define t_link(from, to) fs_result(ws_fs_linkat(WS_AT_FDCWD, from, WS_AT_FDCWD, to, 0))
+#define t_readlink(path, buffer, size) fs_result(ws_fs_readlinkat(WS_AT_FDCWD, path, buffer, size))
+static inline long t_lstat(const char *path, ws_stat *out) {
+  return fs_result(ws_fs_fstatat(WS_AT_FDCWD, path, out, AT_SYMLINK_NOFOLLOW));
+}
+static inline long t_fstat(int fd, ws_stat *out) { return fs_result(ws_fs_fstat(fd, out)); }
+#define T_SIZE(info) ((info).size)
+#define T_NLINK(info) ((info).nlink)
+// The names in directory `path` (not . or ..), each passed to `take`; -1 on error.
+struct named_entries {
+  void (*take)(void *context, const char *name);
+  void *context;
+};
+static int name_entry(void *context, const struct ws_dirent *entry, uint64_t next) {
+  (void)next;
+  struct named_entries *named = context;
+  if (strcmp(entry->name, ".") != 0 && strcmp(entry->name, "..") != 0) named->take(named->context, entry->name);
+  return 1;
+}
+static inline int t_list(const char *path, void (*take)(void *, const char *), void *context) {
+  int fd = (int)ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0);
+  if (fd < 0) return (int)fs_result(fd);
+  struct named_entries named = {take, context};
+  int got;
+  while ((got = ws_fs_getdents(fd, name_entry, &named)) > 0) {
+  }
+  ws_fs_close(fd);
+  return got < 0 ? (int)fs_result(got) : 0;
+}
 #define t_unlinkat(dirfd, path, flags) fs_result(ws_fs_unlinkat(dirfd, path, flags))
 #define t_symlink(target, path) fs_result(ws_fs_symlinkat(target, WS_AT_FDCWD, path))
 #define t_chmod(path, mode) fs_result(ws_fs_fchmodat(WS_AT_FDCWD, path, mode, 0))
@@ -120,6 +150,22 @@ static inline long long t_ino(const char *path) {
 #define t_mkfifo mkfifo
 #define t_openat openat
 #define t_fsync fsync
+#define t_lseek lseek
+#define t_link link
+#define t_readlink readlink
+#define t_lstat lstat
+#define t_fstat fstat
+#define T_SIZE(info) ((info).st_size)
+#define T_NLINK(info) ((info).st_nlink)
+static inline int t_list(const char *path, void (*take)(void *, const char *), void *context) {
+  DIR *dir = opendir(path);
+  if (dir == NULL) return -1;
+  for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) take(context, entry->d_name);
+  }
+  closedir(dir);
+  return 0;
+}
 #define t_unlinkat unlinkat
 #define t_symlink symlink
 #define t_chmod chmod

@@ -243,6 +243,11 @@ static void name_cases(void) {
   CASE("symlink", "an empty target", N(symlink("", "sl2")), "ENOENT");
   CASE("lstat", "a dangling symlink", MODE_L("sl"), "120777");
   CASE("stat", "a dangling symlink", MODE("sl"), "ENOENT");
+  symlink("made-through-link", "sl4");
+  CASE("open", "O_CREAT|O_EXCL on a dangling symlink", FD(open("sl4", O_CREAT | O_EXCL | O_WRONLY, 0644)), "EEXIST");
+  CASE("open", "O_CREAT|O_NOFOLLOW on a dangling symlink", FD(open("sl4", O_CREAT | O_NOFOLLOW | O_WRONLY, 0644)), "ELOOP");
+  CASE("open", "O_CREAT through a dangling symlink", FD(open("sl4", O_CREAT | O_WRONLY, 0644)), "fd");
+  CASE("open", "which made the link's target", MODE("made-through-link"), "100644");
   CASE("symlinkat", "relative to a descriptor", N(symlinkat("f", open("d", O_RDONLY), "sl3")), "0");
   CASE("readlinkat", "relative to a descriptor", N(readlinkat(open("d", O_RDONLY), "sl3", (char[8]){0}, 8)), "1");
 }

@@ -14,10 +14,11 @@
 // Nodes: one ws_node per host file (device and inode number) while anything references it,
 // found through a table keyed by that identity, so two opens of one file share its size and
 // locks. A regular file's host descriptor is opened when its node is made and closed with it.
-// Each node keeps one name it is known by (a directory node and a name), under the mount's
-// names_lock, for link() and to forget names that go. Attributes are read from the host when a
-// node is made; later changes made behind the program's back (another process) are not seen
-// until the node is made again. chmod and utimensat are applied on the host first.
+// A node keeps no name (link() is given the name the program used); a directory node keeps
+// its parent directory referenced, because the core's node->parent (for ".." and getcwd) must
+// not outlive what it points at, and follows renames and removals. Attributes are read from
+// the host when a node is made; later changes made behind the program's back (another process)
+// are not seen until the node is made again. chmod and utimensat are applied on the host first.
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,7 @@ typedef struct host_node {
   ws_node *node;
   host_id id;
   struct host_node *next;  // in the mount's table bucket
-  ws_node *parent;         // directory of the name below (referenced); NULL: root, or name gone
-  char *name;
+  ws_node *parent;         // directories: the one holding it (referenced); NULL: root, or removed
   // Regular files: the host descriptor, or -errno: why it could not be opened. Directories:
   // the held directory. Symlinks: -1.
   int fd;
@@ -47,7 +47,7 @@ typedef struct host_node {
 typedef struct host_mount {
   const ws_host_calls *calls;
   uint64_t root_dev;           // files on other devices get inode numbers mixed with theirs
-  pthread_mutex_t names_lock;  // the table and every node's parent/name; a leaf lock
+  pthread_mutex_t table_lock;  // the table (and the readdir snapshots); a leaf lock
   host_node **buckets;
   uint32_t mask, count;
 } host_mount;
@@ -66,7 +66,7 @@ static int leaf_of(const char *name, size_t length, char out[WS_NAME_MAX + 1]) {
   return 0;
 }
 
-// ----- the inode table (names_lock held) ------------------------------------------------------
+// ----- the table of live nodes (table_lock held) ------------------------------------------------------
 static host_node **bucket(host_mount *hm, host_id id) {
   return &hm->buckets[((id.ino ^ id.dev * 0xff51afd7ed558ccdull) * 0x9e3779b97f4a7c15ull >> 32) & hm->mask];
 }
@@ -140,9 +140,9 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
     if (fd >= 0) host->close(fd);
     return -EACCES;  // host FIFOs, sockets and devices are not passed through
   }
-  pthread_mutex_lock(&hm->names_lock);
+  pthread_mutex_lock(&hm->table_lock);
   ws_node *found = table_find(hm, id_of(info));
-  pthread_mutex_unlock(&hm->names_lock);
+  pthread_mutex_unlock(&hm->table_lock);
   if (found != NULL) {
     if (fd >= 0) host->close(fd);
     *child = found;
@@ -150,8 +150,7 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
   }
   ws_node *node = ws_node_new(dir->mount, info->mode);
   host_node *hn = calloc(1, sizeof *hn);
-  char *own_name = strdup(leaf);
-  int error = node == NULL || hn == NULL || own_name == NULL ? -ENOMEM : 0;
+  int error = node == NULL || hn == NULL ? -ENOMEM : 0;
   if (error == 0 && type == S_IFREG && fd < 0) {
     fd = host->open(held(dir), leaf, WS_HOST_READ_WRITE, 0);
     if (fd == -EACCES || fd == -EROFS) fd = host->open(held(dir), leaf, WS_HOST_READ_ONLY, 0);
@@ -164,11 +163,16 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
     if (got < 0) error = got;
     if (error == 0 && (hn->target = strndup(target, (size_t)got)) == NULL) error = -ENOMEM;
   }
-  if (error == 0 && type == S_IFDIR) error = ws_node_place(node, dir, leaf, strlen(leaf));
+  if (error == 0 && type == S_IFDIR && (error = ws_node_place(node, dir, leaf, strlen(leaf))) == 0) {
+    hn->parent = dir;
+    ws_node_ref(dir);
+  }
   if (error != 0) {
     if (fd >= 0) host->close(fd);
-    free(own_name);
-    if (hn != NULL) free(hn->target);
+    if (hn != NULL) {
+      ws_node_unref(hn->parent);
+      free(hn->target);
+    }
     free(hn);
     ws_node_unref(node);  // no data yet: release has nothing to do
     return error;
@@ -176,7 +180,7 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
   hn->node = node;
   hn->fd = type == S_IFLNK ? -1 : fd;
   ws_host_stat now = *info;
-  pthread_mutex_lock(&hm->names_lock);
+  pthread_mutex_lock(&hm->table_lock);
   // Another thread may have made the node meanwhile. If not, the attributes of what was opened
   // are read again here, under the lock: a node for this file released since `info` was read
   // may have written after it (its writes end before its count reaches zero), and the name
@@ -192,20 +196,15 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
   copy_attributes(node, &now);
   hn->id = id_of(&now);
   node->ino = virtual_ino(hm, hn->id);
+  node->data = hn;
   if (raced == NULL) {
-    hn->name = own_name;
-    hn->parent = dir;
-    ws_node_ref(dir);
-    node->data = hn;
     hn->next = *bucket(hm, hn->id);
     *bucket(hm, hn->id) = hn;
     if (++hm->count > hm->mask + 1) table_grow(hm);
   }
-  pthread_mutex_unlock(&hm->names_lock);
+  pthread_mutex_unlock(&hm->table_lock);
   if (raced != NULL) {
-    node->data = hn;
-    hn->name = own_name;  // released with the unused node (not in the table)
-    ws_node_unref(node);
+    ws_node_unref(node);  // not in the table: its release frees what it holds
     node = raced;
   }
   *child = node;
@@ -233,7 +232,7 @@ int ws_host_mount(ws_mount *mount, const char *options, const ws_host_calls *hos
     free(hm);
     return error;
   }
-  pthread_mutex_init(&hm->names_lock, NULL);
+  pthread_mutex_init(&hm->table_lock, NULL);
   hm->mask = 63;
   hm->root_dev = info.dev;
   copy_attributes(root, &info);
@@ -276,38 +275,27 @@ int ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode,
   return error;
 }
 
-int ws_host_link(ws_node *dir, const char *name, size_t length, ws_node *node) {
-  const ws_host_calls *host = calls_of(dir);
-  host_node *hn = node->data;
-  char leaf[WS_NAME_MAX + 1];
-  pthread_mutex_lock(&mount_of(node)->names_lock);
-  ws_node *known_dir = hn->parent;
-  if (known_dir != NULL) ws_node_ref(known_dir);
-  char *known_name = known_dir != NULL ? strdup(hn->name) : NULL;
-  pthread_mutex_unlock(&mount_of(node)->names_lock);
-  int error = known_dir == NULL ? -ENOENT : known_name == NULL ? -ENOMEM : 0;
-  if (error == 0) error = leaf_of(name, length, leaf);
-  if (error == 0) error = host->link(held(known_dir), known_name, held(dir), leaf);
-  free(known_name);
-  ws_node_unref(known_dir);
-  return error;
+int ws_host_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
+                 size_t from_length) {
+  (void)node;  // reached through the name the program gave: the host links names, not files
+  char leaf[WS_NAME_MAX + 1], from_leaf[WS_NAME_MAX + 1];
+  int error = leaf_of(name, length, leaf);
+  if (error == 0) error = leaf_of(from, from_length, from_leaf);
+  return error != 0 ? error : calls_of(dir)->link(held(from_dir), from_leaf, held(dir), leaf);
 }
 
-// Forgets that the node of host file `id` is named `leaf` in `dir` (it was unlinked or replaced).
-static void forget_name(ws_node *dir, const char *leaf, host_id id) {
-  host_mount *hm = mount_of(dir);
-  pthread_mutex_lock(&hm->names_lock);
-  ws_node *node = table_find(hm, id);
-  ws_node *old_parent = NULL;
-  if (node != NULL) {
+// The live directory node of host file `id`, if any, now has `parent` (NULL: removed).
+static void set_parent(host_mount *hm, host_id id, ws_node *parent) {
+  pthread_mutex_lock(&hm->table_lock);
+  ws_node *node = table_find(hm, id), *old = NULL;
+  if (node != NULL && node->type == S_IFDIR) {
     host_node *hn = node->data;
-    if (hn->parent == dir && strcmp(hn->name, leaf) == 0) {
-      old_parent = hn->parent;
-      hn->parent = NULL;
-    }
+    old = hn->parent;
+    hn->parent = parent;
+    if (parent != NULL) ws_node_ref(parent);
   }
-  pthread_mutex_unlock(&hm->names_lock);
-  ws_node_unref(old_parent);
+  pthread_mutex_unlock(&hm->table_lock);
+  ws_node_unref(old);
   ws_node_unref(node);
 }
 
@@ -321,8 +309,10 @@ int ws_host_unlink(ws_node *dir, const char *name, size_t length) {
   bool is_dir = (info.mode & S_IFMT) == S_IFDIR;
   error = is_dir ? host->rmdir(held(dir), leaf) : host->unlink(held(dir), leaf);
   if (error != 0) return error;
-  if (is_dir) dir->nlink--;
-  forget_name(dir, leaf, id_of(&info));
+  if (is_dir) {
+    dir->nlink--;
+    set_parent(mount_of(dir), id_of(&info), NULL);
+  }
   return 0;
 }
 
@@ -338,32 +328,15 @@ int ws_host_rename(ws_node *from_dir, const char *from, size_t from_length, ws_n
   bool replacing = host->lstat(held(to_dir), to_leaf, &replaced) == 0;
   if ((error = host->rename(held(from_dir), from_leaf, held(to_dir), to_leaf)) != 0) return error;
   bool moved_dir = (moved.mode & S_IFMT) == S_IFDIR;
-  if (replacing && !same_id(id_of(&replaced), id_of(&moved))) {
-    if ((replaced.mode & S_IFMT) == S_IFDIR) to_dir->nlink--;
-    forget_name(to_dir, to_leaf, id_of(&replaced));
+  if (replacing && !same_id(id_of(&replaced), id_of(&moved)) && (replaced.mode & S_IFMT) == S_IFDIR) {
+    to_dir->nlink--;
+    set_parent(mount_of(to_dir), id_of(&replaced), NULL);
   }
+  if (moved_dir) set_parent(mount_of(to_dir), id_of(&moved), to_dir);
   if (moved_dir && from_dir != to_dir) {
     from_dir->nlink--;
     to_dir->nlink++;
   }
-  host_mount *hm = mount_of(from_dir);
-  char *new_name = strdup(to_leaf);
-  pthread_mutex_lock(&hm->names_lock);
-  ws_node *node = table_find(hm, id_of(&moved));
-  ws_node *old_parent = NULL;
-  if (node != NULL && new_name != NULL) {
-    host_node *hn = node->data;
-    old_parent = hn->parent;
-    free(hn->name);
-    hn->name = new_name;
-    new_name = NULL;
-    hn->parent = to_dir;
-    ws_node_ref(to_dir);
-  }
-  pthread_mutex_unlock(&hm->names_lock);
-  free(new_name);
-  ws_node_unref(old_parent);
-  ws_node_unref(node);
   return 0;
 }
 
@@ -374,9 +347,9 @@ int ws_host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *n
   host_node *hn = dir->data;
   host_mount *hm = mount_of(dir);
   int error = 0;
-  pthread_mutex_lock(&hm->names_lock);  // readers of one directory share its snapshot
+  pthread_mutex_lock(&hm->table_lock);  // readers of one directory share its snapshot
   if (cookie == 0 || hn->listing == NULL) {
-    pthread_mutex_unlock(&hm->names_lock);
+    pthread_mutex_unlock(&hm->table_lock);
     uint8_t *listing = NULL;
     int64_t size = 0, needed = 0;
     while (error == 0 && (needed = host->list(hn->fd, listing, (size_t)size)) > size) {
@@ -392,7 +365,7 @@ int ws_host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *n
       offsets[i] = at;
       at += 10 + (uint32_t)strlen((char *)listing + at + 9);
     }
-    pthread_mutex_lock(&hm->names_lock);
+    pthread_mutex_lock(&hm->table_lock);
     if (error == 0) {
       free(hn->listing);
       free(hn->offsets);
@@ -418,7 +391,7 @@ int ws_host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *n
     *next = cookie + 1;
     result = 1;
   }
-  pthread_mutex_unlock(&hm->names_lock);
+  pthread_mutex_unlock(&hm->table_lock);
   return error != 0 ? error : result;
 }
 
@@ -516,13 +489,11 @@ void ws_host_release(ws_node *node) {
   host_node *hn = node->data;
   if (hn == NULL) return;
   host_mount *hm = mount_of(node);
-  pthread_mutex_lock(&hm->names_lock);
+  pthread_mutex_lock(&hm->table_lock);
   table_remove(hm, hn);
-  ws_node *parent = hn->parent;
-  pthread_mutex_unlock(&hm->names_lock);
+  pthread_mutex_unlock(&hm->table_lock);
   if (hn->fd >= 0) host->close(hn->fd);
-  ws_node_unref(parent);
-  free(hn->name);
+  ws_node_unref(hn->parent);
   free(hn->target);
   free(hn->listing);
   free(hn->offsets);

@@ -47,7 +47,8 @@ int ws_host_mount(ws_mount *mount, const char *options, const ws_host_calls *cal
 int ws_host_lookup(ws_node *dir, const char *name, size_t length, ws_node **child);
 int ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,
                    ws_node **child);
-int ws_host_link(ws_node *dir, const char *name, size_t length, ws_node *node);
+int ws_host_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
+                 size_t from_length);
 int ws_host_unlink(ws_node *dir, const char *name, size_t length);
 int ws_host_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
                    size_t to_length);

@@ -70,7 +70,9 @@ static int memory_create(ws_node *dir, const char *name, size_t length, uint32_t
   return 0;
 }
 
-static int memory_link(ws_node *dir, const char *name, size_t length, ws_node *node) {
+static int memory_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir,
+                       const char *from, size_t from_length) {
+  (void)from_dir, (void)from, (void)from_length;  // a memory node is its own: no name needed to reach it
   return add_entry(dir, name, length, node);
 }
 
