@@ -111,6 +111,18 @@ test('console: lines from 4 threads arrive whole, and the unfinished last line a
   assert.equal(result.stderr.trim().split('\n').filter((line) => /^thread \d done$/.test(line)).length, 4);
 });
 
+test('console: an unfinished line written just before abort() or running out of memory arrives, ended, before the runtime\'s message', () => {
+  for (const flags of [[], ['-pthread', '-sPROXY_TO_PTHREAD']]) {
+    const program = wasm('console_abort', [...flags, '-sALLOW_MEMORY_GROWTH=0', '-sINITIAL_MEMORY=32MB']);
+    for (const how of ['abort', 'oom']) {
+      const result = runWasm(program, [how]);
+      assert.notEqual(result.status, 0, `${how}: the program stops`);
+      assert.equal(result.stdout, `unfinished line before ${how}\n`, `${flags.join(' ')} ${how}: ${result.stderr.slice(0, 500)}`);
+      assert.match(result.stderr, /Aborted/);
+    }
+  }
+});
+
 test(`console in ${BROWSER_TITLE}: worker threads print through the browser console`, async () => {
   const result = await inBrowser(wasm('console'));
   assert.equal(result.status, 0, result.stdout.slice(-2000));

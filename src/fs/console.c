@@ -2,7 +2,8 @@
 // goes to the host in one call (src/platform/*/console) from the thread that wrote it. So any
 // thread prints without the main thread, and a line written in several pieces arrives whole
 // even while other threads print. ws_console_flush (at exit, on fsync) and a thread's exit
-// hand over unfinished lines.
+// hand over unfinished lines, and so does an abort (ws_console_flush_at_abort): a line cut
+// short is better than one lost.
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,25 @@ void ws_console_flush(void) {
     pthread_mutex_lock(&lines->lock);
     emit(lines, 1);
     emit(lines, 2);
+    pthread_mutex_unlock(&lines->lock);
+  }
+  pthread_mutex_unlock(&all_lock);
+}
+
+// The same when the program stops in the middle (abort, out of memory), on whatever thread,
+// each unfinished line ended with a newline, so that the runtime's message about the abort
+// starts on a line of its own rather than in the middle of the program's. It waits for no
+// lock: the aborting thread may hold one (it may be in the middle of a write), and another
+// thread may be stopped holding one; buffers it cannot take are left.
+void ws_console_flush_at_abort(void) {
+  if (pthread_mutex_trylock(&all_lock) != 0) return;
+  for (console_lines *lines = all_lines; lines != NULL; lines = lines->next) {
+    if (pthread_mutex_trylock(&lines->lock) != 0) continue;
+    for (int stream = 1; stream <= 2; stream++) {
+      if (lines->used[stream - 1] == 0) continue;
+      emit(lines, stream);
+      ws_prim_console_write(stream, "\n", 1);
+    }
     pthread_mutex_unlock(&lines->lock);
   }
   pthread_mutex_unlock(&all_lock);

@@ -313,6 +313,7 @@ int64_t ws_device_write(enum ws_device device, const void *buffer, size_t length
 int ws_devices_create(ws_node *dev_dir);
 void ws_console_write(int stream, const char *data, size_t length);  // console.c
 void ws_console_flush(void);
+void ws_console_flush_at_abort(void);  // takes no lock it would wait for
 
 ws_pipe *ws_pipe_new(void);  // ws_node_new makes one for every FIFO node
 void ws_pipe_open_end(ws_pipe *pipe, int access);

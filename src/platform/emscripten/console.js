@@ -3,6 +3,19 @@
 // fs.writeSync on the process's own descriptor (works from worker_threads, survives exit),
 // in a browser the console of the calling worker or page.
 mergeInto(LibraryManager.library, {
+  // Before the runtime aborts (abort(), running out of memory), the program's unfinished lines
+  // go out (console.c's ws_console_abort_flush): the glue's abort is wrapped once, at start-up.
+  _wasmscale_console_write__postset:
+    '(function() {' +
+    '  var stop = abort;' +
+    '  abort = function(what) {' +
+    '    var flush = Module["_ws_console_abort_flush"] ||' +
+    '                (typeof wasmExports != "undefined" && wasmExports ? wasmExports["ws_console_abort_flush"] : null) ||' +
+    '                (Module["asm"] ? Module["asm"]["ws_console_abort_flush"] : null);' +
+    '    try { if (flush) flush(); } catch (e) {}' +
+    '    return stop(what);' +
+    '  };' +
+    '})();',
   _wasmscale_console_write__sig: 'viii',
   _wasmscale_console_write: function(stream, data, length) {
     // A copy: Node and TextDecoder do not accept views of shared memory.
