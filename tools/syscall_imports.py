@@ -149,12 +149,12 @@ def read_list(toolchain):
 
 
 def render(toolchain, places, sigs):
-    header = f"""# Emscripten {toolchain['version']}: the syscall and WASI imports its libc (libc-mt.a) leaves undefined,
-# their Wasm signatures (result first; i i32, j i64, p pointer, v none; - not known) and who answers each in
-# a program built with wasmscale's file system: wasmscale (src/fs/syscalls/), stubs (libstubs.a,
-# no file system), js (Emscripten's JS, no file system) or sockets (Emscripten's SOCKFS, which
-# brings its JS file system). Written by tools/syscall_imports.py; the toolchain test checks the
-# library against it.
+    header = f"""# Emscripten {toolchain['version']}: the syscall and WASI imports its libc (libc-mt.a) leaves
+# undefined, their Wasm signatures (result first; i i32, j i64, p pointer, v none; - not known),
+# and who answers each in a program built with wasmscale's file system: wasmscale
+# (src/fs/syscalls/), stubs (libstubs.a, no file system), js (Emscripten's JS, no file system)
+# or sockets (Emscripten's SOCKFS, which brings its JS file system). Written by
+# tools/syscall_imports.py; the toolchain test checks the library against it.
 """
     return header + "".join(f"{name} {sigs[name]} {places[name]}\n" for name in sorted(places))
 
