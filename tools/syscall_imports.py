@@ -91,8 +91,10 @@ def libc_imports(toolchain):
     # A first link fills a new release's cache (libc) and builds the file system's library.
     build_probe(toolchain, "int main(void) { return 0; }\n", ["--fs=wasmscale"])
     libc = system_library(toolchain, "libc-mt.a")
-    names = {name for name in symbols(toolchain, libc, False) - symbols(toolchain, libc, True) if IMPORT_NAME.match(name)}
-    ours = symbols(toolchain, os.path.join(toolchains.build_dir(toolchain), "lib", "wasm-mt", "libwasmscale-fs.a"), True)
+    undefined = symbols(toolchain, libc, False) - symbols(toolchain, libc, True)
+    names = {name for name in undefined if IMPORT_NAME.match(name)}
+    library = os.path.join(toolchains.build_dir(toolchain), "lib", "wasm-mt", "libwasmscale-fs.a")
+    ours = symbols(toolchain, library, True)
     stubs = symbols(toolchain, system_library(toolchain, "libstubs.a"), True)
     places = {}
     for name in sorted(names):

@@ -86,7 +86,8 @@ static bool block_around(const unsigned char *p, unsigned char **start, unsigned
 void *_ws_check_after_alloc(void *block, size_t front, size_t requested) {
   unsigned char *start, *end, *p = (unsigned char *)block + front;
   if (!block_around(block, &start, &end)) _ws_fatal("checked mode lost a block it was just given", block);
-  *header_of(p) = (check_header){.requested = requested, .front = (uint32_t)(p - start), .state = state_for(p, LIVE_MARK)};
+  *header_of(p) = (check_header){
+      .requested = requested, .front = (uint32_t)(p - start), .state = state_for(p, LIVE_MARK)};
   memset(p - CANARY_BYTES, CANARY_BYTE, CANARY_BYTES);
   memset(p + requested, CANARY_BYTE, (size_t)(end - (p + requested)));
   return p;

@@ -31,7 +31,9 @@ export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic',
 export async function launchBrowser(name = BROWSER, { quotaBytes = null } = {}) {
   const executable = EXECUTABLES[name];
   if (!executable) throw new Error(`unknown browser '${name}': expected one of ${BROWSERS.join(', ')}`);
-  if (!fs.existsSync(executable.path)) throw new Error(`${name} not found at ${executable.path} (${executable.install})`);
+  if (!fs.existsSync(executable.path)) {
+    throw new Error(`${name} not found at ${executable.path} (${executable.install})`);
+  }
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), `wasmscale-${name}-`));
   const removeProfile = () => fs.rmSync(profile, { recursive: true, force: true });
   return name === 'chromium' ? launchChromiumWith(executable.path, profile, removeProfile, quotaBytes)
@@ -40,7 +42,9 @@ export async function launchBrowser(name = BROWSER, { quotaBytes = null } = {}) 
 
 async function launchChromiumWith(executablePath, profile, removeProfile, quotaBytes) {
   const { chromium } = await import('playwright-core');
-  const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: CHROMIUM_ARGS });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath, headless: true, args: CHROMIUM_ARGS,
+  });
   return {
     name: 'chromium',
     context,
@@ -68,9 +72,11 @@ async function launchChromiumWith(executablePath, profile, removeProfile, quotaB
 
 async function launchFirefoxWith(executablePath, profile, removeProfile, quotaBytes) {
   const { default: puppeteer } = await import('puppeteer-core');
-  const prefs = quotaBytes !== null ? { 'dom.quotaManager.temporaryStorage.fixedLimit': Math.ceil(quotaBytes / 1024) } : {};
-  const browser = await puppeteer.launch({ browser: 'firefox', executablePath, headless: true, userDataDir: profile,
-                                           extraPrefsFirefox: prefs });
+  const prefs = quotaBytes === null ? {}
+    : { 'dom.quotaManager.temporaryStorage.fixedLimit': Math.ceil(quotaBytes / 1024) };  // KiB
+  const browser = await puppeteer.launch({
+    browser: 'firefox', executablePath, headless: true, userDataDir: profile, extraPrefsFirefox: prefs,
+  });
   return {
     name: 'firefox',
     newPage: () => browser.newPage(),

@@ -66,7 +66,7 @@ static int leaf_of(const char *name, size_t length, char out[WS_NAME_MAX + 1]) {
   return 0;
 }
 
-// ----- the table of live nodes (table_lock held) ------------------------------------------------------
+// ----- the table of live nodes (table_lock held) -----------------------------------------------
 static host_node **bucket(host_mount *hm, host_id id) {
   return &hm->buckets[((id.ino ^ id.dev * 0xff51afd7ed558ccdull) * 0x9e3779b97f4a7c15ull >> 32) & hm->mask];
 }

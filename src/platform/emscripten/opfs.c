@@ -262,9 +262,9 @@ static void move_held(const char *from, const char *to) {
   pthread_mutex_lock(&held_lock);
   for (uint32_t i = 0; i < held_capacity; i++) {
     char *path = held_paths[i];
-    if (path == NULL || strncmp(path, from, from_length) != 0 || (path[from_length] != '\0' && path[from_length] != '/')) {
-      continue;
-    }
+    bool below = path != NULL && strncmp(path, from, from_length) == 0 &&
+                 (path[from_length] == '\0' || path[from_length] == '/');
+    if (!below) continue;
     char *moved = malloc(strlen(to) + strlen(path + from_length) + 1);
     if (moved == NULL) continue;  // keeps the old path: later calls through it fail with ENOENT
     strcpy(moved, to);

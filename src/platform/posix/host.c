@@ -18,7 +18,8 @@
 
 static void store_stat(const struct stat *info, ws_host_stat *out) {
   *out = (ws_host_stat){
-      .mode = info->st_mode, .nlink = (uint32_t)info->st_nlink, .dev = info->st_dev, .ino = info->st_ino, .size = (uint64_t)info->st_size,
+      .mode = info->st_mode, .nlink = (uint32_t)info->st_nlink,
+      .dev = info->st_dev, .ino = info->st_ino, .size = (uint64_t)info->st_size,
       .blocks = (uint64_t)info->st_blocks, .atime_sec = info->st_atim.tv_sec, .atime_nsec = (int32_t)info->st_atim.tv_nsec,
       .mtime_sec = info->st_mtim.tv_sec, .mtime_nsec = (int32_t)info->st_mtim.tv_nsec,
       .ctime_sec = info->st_ctim.tv_sec, .ctime_nsec = (int32_t)info->st_ctim.tv_nsec};
