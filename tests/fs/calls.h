@@ -34,26 +34,6 @@ static inline long long t_size(int fd) {
   ws_stat info;
   return ws_fs_fstat(fd, &info) == 0 ? (long long)info.size : -1;
 }
-// Entries of directory `path` called `name`, or (name NULL) all but . and ..; -1 on error.
-struct counted_entries {
-  const char *name;
-  int count;
-};
-static int count_entry(void *context, const struct ws_dirent *entry, uint64_t next) {
-  (void)next;
-  struct counted_entries *counted = context;
-  counted->count += counted->name != NULL ? strcmp(entry->name, counted->name) == 0 : entry->name[0] != '.';
-  return 1;
-}
-static inline int t_entries_named(const char *path, const char *name) {
-  int fd = (int)ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0);
-  struct counted_entries counted = {name, 0};
-  if (fd < 0) return -1;
-  while (ws_fs_getdents(fd, count_entry, &counted) > 0) {
-  }
-  ws_fs_close(fd);
-  return counted.count;
-}
 static inline long long t_ino(const char *path) {
   ws_stat info;
   return fs_result(ws_fs_fstatat(WS_AT_FDCWD, path, &info, 0)) == 0 ? (long long)info.ino : -1;
@@ -121,16 +101,6 @@ static inline long long t_size(int fd) {
   struct stat info;
   return fstat(fd, &info) == 0 ? (long long)info.st_size : -1;
 }
-static inline int t_entries_named(const char *path, const char *name) {
-  DIR *dir = opendir(path);
-  if (dir == NULL) return -1;
-  int count = 0;
-  for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
-    count += name != NULL ? strcmp(entry->d_name, name) == 0 : entry->d_name[0] != '.';
-  }
-  closedir(dir);
-  return count;
-}
 static inline long long t_ino(const char *path) {
   struct stat info;
   return stat(path, &info) == 0 ? (long long)info.st_ino : -1;
@@ -176,6 +146,20 @@ typedef struct stat t_stat_t;
 #define T_MODE(info) ((info).st_mode)
 #define T_INO(info) ((info).st_ino)
 #endif
+
+// Entries of directory `path` called `name`, or (name NULL) those not starting with '.'; -1 on error.
+struct counted_entries {
+  const char *name;
+  int count;
+};
+static void count_name(void *context, const char *name) {
+  struct counted_entries *counted = context;
+  counted->count += counted->name != NULL ? strcmp(name, counted->name) == 0 : name[0] != '.';
+}
+static inline int t_entries_named(const char *path, const char *name) {
+  struct counted_entries counted = {name, 0};
+  return t_list(path, count_name, &counted) < 0 ? -1 : counted.count;
+}
 
 static inline int t_count_entries(const char *path) { return t_entries_named(path, NULL); }
 
