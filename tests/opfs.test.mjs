@@ -1,7 +1,8 @@
 // The OPFS backend in a headless browser (tests/fs/opfs.c; Chromium, or Firefox with
 // WASMSCALE_BROWSER=firefox, named in each test's title): files survive a page reload, 4
 // threads on their own files and on one shared file, the main thread itself calling OPFS
-// (it spins instead of sleeping: no deadlock), a full quota gives ENOSPC without losing what
+// (it spins instead of sleeping: no deadlock), a pthread using OPFS while the main thread
+// spins in Wasm or waits in pthread_join (no hang: nothing waits on the main thread), a full quota gives ENOSPC without losing what
 // was accepted, and a file another page holds gives EBUSY with a message instead of a hang.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -101,6 +102,11 @@ test(`4 threads write their own files and append to one shared file in ${BROWSER
 test(`the page's main thread uses OPFS itself, beside 4 threads, without deadlock in ${BROWSER_TITLE}`, () => inNewPage(async (page) => {
   assertExit(await runInPage(page, 'main-thread', ['threads', '4']), /threads: 4 threads/);
 }));
+
+test(`a pthread uses OPFS while the main thread spins in Wasm, then while it waits in pthread_join, in ${BROWSER_TITLE}`,
+  () => inNewPage(async (page) => {
+    assertExit(await runInPage(page, 'main-thread', ['mainbusy']), /mainbusy: 8 files written and read back while the main thread spun/);
+  }));
 
 test(`a file another page holds: stat works, open gives EBUSY with a message in ${BROWSER_TITLE}`, async () => {
   const holder = await browser.newPage();

@@ -8,6 +8,9 @@
 //   quota     (the test limits the origin's quota) writes until ENOSPC; what write() said it
 //             wrote must be there after fsync, and an earlier file is untouched.
 //   busy      a file another page holds: stat works, open fails with EBUSY, never hangs.
+//   mainbusy  (main() on the page's main thread) a pthread writes, fsyncs and reads back OPFS
+//             files while the main thread spins in Wasm without yielding, then while it is
+//             blocked in pthread_join: the backend must not need the main thread's event loop.
 //   nodev     (Node) mounting OPFS fails with ENODEV.
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +23,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <emscripten.h>
 
 #define CHECK_NAME "opfs"
 #include "check.h"
@@ -225,6 +230,45 @@ static int busy(void) {
   return 0;
 }
 
+// ----- mainbusy -------------------------------------------------------------------------------
+enum { BUSY_FILES = 8, BUSY_BYTES = 300000 };
+static atomic_int busy_done;
+
+static void *busy_worker(void *arg) {
+  int round = (int)(intptr_t)arg;
+  char path[64];
+  for (int i = 0; i < BUSY_FILES; i++) {
+    snprintf(path, sizeof path, "/persist/busy-%d-%d", round, i);
+    int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+    CHECK(fd >= 0 && write_pattern(fd, round * 100 + i, BUSY_BYTES, 7000) == 0 && fsync(fd) == 0 && close(fd) == 0,
+          "round %d: write %s", round, path);
+    CHECK(check_file(path, round * 100 + i, BUSY_BYTES) == 0 && unlink(path) == 0, "round %d: read back %s", round, path);
+  }
+  atomic_store(&busy_done, 1);
+  return NULL;
+}
+
+static int main_busy(void) {
+  // Round 1: the main thread computes and never returns to its event loop until the pthread is
+  // done, or 30 s pass (then the backend depended on the main thread: reported, not hung).
+  pthread_t id;
+  CHECK(pthread_create(&id, NULL, busy_worker, (void *)(intptr_t)1) == 0, "pthread_create");
+  double deadline = emscripten_get_now() + 30000;
+  unsigned long spins = 0;
+  while (!atomic_load(&busy_done) && emscripten_get_now() < deadline) spins++;
+  CHECK(atomic_load(&busy_done), "a pthread's OPFS calls finish while the main thread spins (%lu spins)", spins);
+  if (!atomic_load(&busy_done)) return 1;
+  pthread_join(id, NULL);
+  // Round 2: the main thread is blocked in pthread_join throughout.
+  atomic_store(&busy_done, 0);
+  CHECK(pthread_create(&id, NULL, busy_worker, (void *)(intptr_t)2) == 0, "pthread_create");
+  pthread_join(id, NULL);
+  CHECK(atomic_load(&busy_done), "a pthread's OPFS calls finish while the main thread waits in pthread_join");
+  printf("mainbusy: %d files written and read back while the main thread spun, %d while it joined\n",
+         BUSY_FILES, BUSY_FILES);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   mkdir("/persist", 0755);
@@ -241,6 +285,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "threads") == 0) threads(argc > 2 ? atoi(argv[2]) : 4);
   else if (strcmp(mode, "quota") == 0) quota();
   else if (strcmp(mode, "busy") == 0) busy();
+  else if (strcmp(mode, "mainbusy") == 0) main_busy();
   else CHECK(0, "unknown mode '%s'", mode);
   printf("%s\n", failures == 0 ? "opfs: ok" : "opfs: FAILED");
   return failures == 0 ? 0 : 1;
