@@ -116,10 +116,14 @@ field = $(word $(1),$(subst -, ,$(2)))
 # The fs names of the benchmark's persistent-storage configurations (bench/runner/matrix.mjs):
 # /tmp mounted on a host directory (Node) or on the origin's storage (Chromium).
 STORAGE_PRE_JS := bench/src/host_dir.pre.js bench/src/browser_storage.pre.js
-STORAGE_FS_FLAGS_host   := --fs=wasmscale --backend=host --pre-js bench/src/host_dir.pre.js
-STORAGE_FS_FLAGS_nodefs := --fs=js -lnodefs.js --pre-js bench/src/host_dir.pre.js
-STORAGE_FS_FLAGS_opfs   := --fs=wasmscale --backend=opfs --pre-js bench/src/browser_storage.pre.js
-STORAGE_FS_FLAGS_idbfs  := --fs=js -lidbfs.js --pre-js bench/src/browser_storage.pre.js
+STORAGE_FS_FLAGS_host       := --fs=wasmscale --backend=host --pre-js bench/src/host_dir.pre.js
+STORAGE_FS_FLAGS_nodefs     := --fs=js -lnodefs.js --pre-js bench/src/host_dir.pre.js
+STORAGE_FS_FLAGS_wasmfsnode := --fs=wasmfs -lnodefs.js -sFORCE_FILESYSTEM --pre-js bench/src/host_dir.pre.js
+STORAGE_FS_FLAGS_rawfs      := --fs=wasmscale -sNODERAWFS
+STORAGE_FS_FLAGS_noderawfs  := --fs=js -sNODERAWFS
+STORAGE_FS_FLAGS_opfs       := --fs=wasmscale --backend=opfs --pre-js bench/src/browser_storage.pre.js
+STORAGE_FS_FLAGS_idbfs      := --fs=js -lidbfs.js --pre-js bench/src/browser_storage.pre.js
+STORAGE_FS_FLAGS_wasmfsopfs := --fs=wasmfs -lopfs.js -sFORCE_FILESYSTEM --pre-js bench/src/browser_storage.pre.js
 bench_fs_flags = $(or $(STORAGE_FS_FLAGS_$(1)),--fs=$(1))
 .SECONDEXPANSION:
 $(WASM_BUILD)/bench/%.js: bench/src/$$(call field,1,$$*).c $(BENCH_HARNESS) $(PEER_SOURCES) $(STORAGE_PRE_JS) $(WSCC) | setup

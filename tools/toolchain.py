@@ -29,11 +29,14 @@ OLDEST = (3, 1, 6)
 #              by peers/mimalloc/build.sh) or "emcc" (the release's own -sMALLOC=mimalloc)
 #   worker_js  a -pthread build writes NAME.worker.js beside NAME.js (later releases run the
 #              main file itself in workers)
+#   wasmfs_backends  WasmFS's storage backends the benchmark runs as peers of wasmscale's
+#              (bench/runner/matrix.mjs): "node" (wasmfs_create_node_backend, against the host
+#              backend) and "opfs" (wasmfs_create_opfs_backend, against the OPFS backend)
 # (What differs in the JS runtime, src/platform/emscripten/runtime.js finds out by itself; what
 # differs in libc's syscall signatures, src/fs/syscalls/abi.h says by version.)
 RELEASES = {
-    "3.1.6": {"mimalloc": "crates", "worker_js": True},
-    "4.0.23": {"mimalloc": "emcc", "worker_js": False},
+    "3.1.6": {"mimalloc": "crates", "worker_js": True, "wasmfs_backends": []},
+    "4.0.23": {"mimalloc": "emcc", "worker_js": False, "wasmfs_backends": ["node", "opfs"]},
 }
 
 

@@ -2,19 +2,36 @@
 // program each needs. The Makefile asks this file which programs to build (--programs), so
 // this is the one list to edit.
 import { fileURLToPath } from 'node:url';
+import { toolchain } from '../../tools/toolchain.mjs';
 
 export const THREAD_COUNTS = [1, 2, 4];
 export const MALLOCS = ['dlmalloc', 'emmalloc', 'mimalloc', 'wasmscale'];
 export const FILE_SYSTEMS = ['js', 'wasmfs', 'wasmscale'];
-// The fs workload on persistent storage, per host: the option Emscripten users have (peer)
-// beside wasmscale's backend (ours), each with /tmp mounted there by a pre-js (Makefile):
-// on Node a host directory made per run (NODEFS; the host backend), in Chromium the origin's
-// storage (IDBFS, which keeps files in memory until FS.syncfs; the OPFS backend).
-export const STORAGE = [
+// The fs workload on persistent storage: pairs of an option Emscripten users have (peer) and
+// wasmscale's (ours), on one host, each with the workload's directory (`dir`, default /tmp)
+// on real storage. On Node a host directory made per run, which is also the working directory:
+// NODEFS, WasmFS's Node backend and the host backend mount it at /tmp by a pre-js (Makefile);
+// -sNODERAWFS, Emscripten's and wasmscale's, reach it as the working directory. In browsers the
+// origin's storage: IDBFS (files in memory until FS.syncfs), WasmFS's OPFS backend, and the
+// OPFS backend. `wasmfs`: the pair needs that WasmFS backend, which not every release has
+// (tools/toolchain.py, wasmfs_backends). `goal`: the report's target, ours at least this many
+// times faster per call from a pthread (targets.mjs).
+export const STORAGE_PAIRS = [
   { host: 'node', peer: 'nodefs', ours: 'host', title: 'host files (Node): wasmscale\'s host backend vs NODEFS' },
+  { host: 'node', peer: 'wasmfsnode', ours: 'host', wasmfs: 'node', goal: 2,
+    title: 'host files (Node): wasmscale\'s host backend vs WasmFS\'s Node backend' },
+  { host: 'node', peer: 'noderawfs', ours: 'rawfs', dir: '.',
+    title: 'host files as the root (Node): -sNODERAWFS with wasmscale\'s file system vs Emscripten\'s' },
   { host: 'chromium', peer: 'idbfs', ours: 'opfs', title: 'browser storage (Chromium): wasmscale\'s OPFS backend vs IDBFS' },
+  { host: 'chromium', peer: 'wasmfsopfs', ours: 'opfs', wasmfs: 'opfs', goal: 2,
+    title: 'browser storage (Chromium): wasmscale\'s OPFS backend vs WasmFS\'s OPFS backend' },
 ];
-export const STORAGE_FILE_SYSTEMS = STORAGE.flatMap((pair) => [pair.peer, pair.ours]);
+// The pairs the release being built can run.
+function storagePairs() {
+  const backends = toolchain().wasmfs_backends;
+  return STORAGE_PAIRS.filter((pair) => !pair.wasmfs || backends.includes(pair.wasmfs));
+}
+const STORAGE_FILE_SYSTEMS = new Set(STORAGE_PAIRS.flatMap((pair) => [pair.peer, pair.ours]));
 export const HOSTS = ['node', 'chromium', 'native'];
 const WASM_HOSTS = ['node', 'chromium'];
 
@@ -45,11 +62,11 @@ export function programName({ workload, malloc, fs, where }) {
 // between repetitions). The JS file system on a pthread is ~100x slower per call than anything
 // else, so it does a hundredth; reports compare the file systems per call (ops are recorded).
 function fsScale(fs, where, variant) {
-  if (where === 'pthread' && ['js', 'nodefs', 'idbfs'].includes(fs)) return 0.1;
+  if (where === 'pthread' && ['js', 'nodefs', 'idbfs', 'noderawfs'].includes(fs)) return 0.1;
   // Creating and removing an OPFS file are requests to the browser's storage process (about a
   // millisecond a cycle, where memory takes microseconds).
-  if (fs === 'opfs' && variant === 'smallfile') return 0.05;
-  return STORAGE_FILE_SYSTEMS.includes(fs) ? STORAGE_SCALE : 10;
+  if (['opfs', 'wasmfsopfs'].includes(fs) && variant === 'smallfile') return 0.05;
+  return STORAGE_FILE_SYSTEMS.has(fs) ? STORAGE_SCALE : 10;
 }
 // A call on stored files costs more (a system call through Node; on OPFS the I/O worker's
 // round trip, where the cache does not serve it): less work keeps a repetition near a second.
@@ -78,17 +95,19 @@ export function configurations({ quick = false } = {}) {
       }
     }
   }
-  for (const fs of [...FILE_SYSTEMS, ...STORAGE_FILE_SYSTEMS]) {
-    const storage = STORAGE.find((pair) => pair.peer === fs || pair.ours === fs);
-    const hosts = storage ? [storage.host] : WASM_HOSTS;
+  const storage = storagePairs();
+  const fileSystems = [...new Set([...FILE_SYSTEMS, ...storage.flatMap((pair) => [pair.peer, pair.ours])])];
+  for (const fs of fileSystems) {
+    const pair = storage.find((candidate) => candidate.peer === fs || candidate.ours === fs);
+    const where = pair ? { hosts: [pair.host], ...(pair.dir ? { dir: pair.dir } : {}) } : { hosts: WASM_HOSTS };
     for (const variant of ['records', 'smallfile']) {
-      for (const where of ['main', 'pthread']) {
-        add({ workload: 'fs', variant, malloc: 'dlmalloc', fs, where, threads: 1, scale: fsScale(fs, where, variant), hosts });
+      for (const runsOn of ['main', 'pthread']) {
+        add({ workload: 'fs', variant, malloc: 'dlmalloc', fs, where: runsOn, threads: 1, scale: fsScale(fs, runsOn, variant), ...where });
       }
     }
     for (const threads of THREAD_COUNTS) {
       add({ workload: 'fs', variant: 'files', malloc: 'dlmalloc', fs, where: 'pthread', threads,
-            scale: fsScale(fs, 'pthread', 'files'), hosts });
+            scale: fsScale(fs, 'pthread', 'files'), ...where });
     }
   }
   return list;

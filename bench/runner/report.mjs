@@ -1,11 +1,13 @@
-// Turns one results file into bench/results/report.md plus SVG and PNG charts.
+// Turns one results file into bench/results/report.md plus SVG and PNG charts; or puts the
+// targets of runs made with different Emscripten releases side by side (toolchains.md).
 //
-// usage (to re-render an earlier run): node bench/runner/report.mjs bench/results/<file>.json
+// usage: node bench/runner/report.mjs bench/results/<file>.json           (re-render a run)
+//        node bench/runner/report.mjs --compare A.json B.json [...]      (bench/results/toolchains.md)
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BASELINE, MALLOCS, NATIVE_MALLOCS, FILE_SYSTEMS, STORAGE, HOSTS, THREAD_COUNTS, runsPerConfiguration } from './matrix.mjs';
-import { targetsSection } from './targets.mjs';
+import { BASELINE, MALLOCS, NATIVE_MALLOCS, FILE_SYSTEMS, STORAGE_PAIRS, HOSTS, THREAD_COUNTS, runsPerConfiguration } from './matrix.mjs';
+import { targetGroups, targetsSection } from './targets.mjs';
 import { summarize, find, fmt, ratio, mib, kib, cell, table } from './summary.mjs';
 import { lineChart, barChart } from './charts.mjs';
 import { svgFilesToPng } from './png.mjs';
@@ -121,28 +123,34 @@ function fsSection(summary, charts) {
   return lines;
 }
 
-// The fs workload on real host files (Node): wasmscale's host backend against Emscripten's
-// JS FS with NODEFS, both with /tmp mounted on one host directory.
+// The fs workload on persistent storage: wasmscale's backend beside an option Emscripten has
+// for that storage (matrix.mjs, STORAGE_PAIRS), one section per pair that was run.
 const STORAGE_FS_NAMES = { nodefs: 'JS FS + NODEFS', host: 'wasmscale host backend', idbfs: 'JS FS + IDBFS',
-  opfs: 'wasmscale OPFS backend' };
+  opfs: 'wasmscale OPFS backend', wasmfsnode: 'WasmFS Node backend', wasmfsopfs: 'WasmFS OPFS backend',
+  noderawfs: 'JS FS, -sNODERAWFS', rawfs: 'wasmscale, -sNODERAWFS' };
+const PROXIED = 'calls from a pthread are proxied to the main thread, so they do a tenth of the work there';
 const STORAGE_NOTES = {
-  node: ['The same fs workloads with /tmp mounted on a real host directory: through wasmscale\'s host backend (each thread',
-    'calls Node\'s fs itself) and through Emscripten\'s NODEFS (calls from a pthread are proxied to the main thread, so',
-    'they do a tenth of the work there). Times per file-system call.'],
-  chromium: ['The same fs workloads with /tmp on the page origin\'s persistent storage: through wasmscale\'s OPFS backend (one',
+  nodefs: ['The same fs workloads with /tmp mounted on a real host directory: through wasmscale\'s host backend (each thread',
+    `calls Node's fs itself) and through Emscripten's NODEFS (${PROXIED}). Times per file-system call.`],
+  wasmfsnode: ['The same fs workloads with /tmp mounted on a real host directory: through wasmscale\'s host backend and',
+    'through WasmFS\'s Node backend (wasmfs_create_node_backend, mounted with FS.mount(NODEFS)). Times per file-system call.'],
+  noderawfs: ['The same fs workloads in the working directory, a real host directory, with -sNODERAWFS: wasmscale\'s',
+    `(the directory mounted as the root) and Emscripten's (the JS FS on Node's fs; ${PROXIED}). Times per file-system call.`],
+  idbfs: ['The same fs workloads with /tmp on the page origin\'s persistent storage: through wasmscale\'s OPFS backend (one',
     'I/O worker holds the files; threads reach it through shared memory, small reads and writes are cached per file)',
-    'and through Emscripten\'s IDBFS (pthread calls proxied to the main thread, so they do a tenth of the work there).',
+    `and through Emscripten's IDBFS (${PROXIED}).`,
     'IDBFS keeps files in memory and writes them to IndexedDB only at FS.syncfs, which the workload never calls, so',
     'its times leave persistence out. Times per file-system call.'],
+  wasmfsopfs: ['The same fs workloads with /tmp on the page origin\'s private file system: through wasmscale\'s OPFS backend',
+    'and through WasmFS\'s OPFS backend (wasmfs_create_opfs_backend, mounted with FS.mount(OPFS)). Times per file-system call.'],
 };
 
-// One section per host: wasmscale's backend beside Emscripten's option for that storage.
 function storageSections(summary, charts) {
-  return STORAGE.flatMap((pair) => storageSection(summary, charts, pair));
+  return STORAGE_PAIRS.flatMap((pair) => storageSection(summary, charts, pair));
 }
 
 function storageSection(summary, charts, { host, peer, ours, title }) {
-  if (![...summary.values()].some((row) => row.host === host && row.fs === ours)) return [];
+  if (![...summary.values()].some((row) => row.host === host && row.fs === peer)) return [];
   const rows = [], series = [];
   const get = (variant, fileSystem, where, threads = 1) => find(summary, host, 'fs', variant, 'dlmalloc', fileSystem, where, threads);
   const perCall = (row) => (row?.status === 'ok' ? fmt(row.usPerOp, 2) : `**${row?.status ?? 'not run'}**`);
@@ -165,9 +173,9 @@ function storageSection(summary, charts, { host, peer, ours, title }) {
     }
     series.push({ name: STORAGE_FS_NAMES[fileSystem], points });
   }
-  charts.push({ name: `fs-storage-${host}`, svg: lineChart({ title: `fs files on ${ours} vs ${peer} (${host}): N threads, own file each`,
+  charts.push({ name: `fs-storage-${ours}-${peer}`, svg: lineChart({ title: `fs files on ${ours} vs ${peer} (${host}): N threads, own file each`,
     xLabel: 'threads', yLabel: 'µs per call (median)', series }) });
-  return [`## fs on ${title}`, '', ...STORAGE_NOTES[host], '',
+  return [`## fs on ${title}`, '', ...STORAGE_NOTES[peer], '',
     table(['variant', 'runs on', 'threads', 'file system', 'µs/op', 'ms median (min–max)', `speed-up vs ${STORAGE_FS_NAMES[peer]}`,
            'throughput vs 1 thread'], rows), ''];
 }
@@ -217,6 +225,7 @@ export async function writeReport(results, outDir) {
     '# wasmscale benchmark report', '',
     `Run ${results.started} → ${results.finished} (${results.quick ? 'quick mode: little work, 1 measured run each; not for conclusions' : `full: ${fullRuns()}`}), ${results.records.length} records.`, '',
     `Machine: ${m.cpu}, ${m.cores} cores, ${(m.memory_bytes / 2 ** 30).toFixed(0)} GiB, ${m.os}. Node ${m.node}; ${m.emcc}; ${m.chromium}.`, '',
+    `Programs built with Emscripten ${releaseOf(results)} (its outputs and peers in build/emscripten-${releaseOf(results)}/).`, '',
     'Reproduce: `make bench` (or `make bench QUICK=1`); raw records in the JSON file beside this report.',
     'Times are wall-clock milliseconds of the timed region, measured inside the program; each program verifies its own results.', '',
     '## Headline', '', headline(summary), '',
@@ -237,12 +246,43 @@ export async function writeReport(results, outDir) {
   return reportFile;
 }
 
+// The release a run's programs were built with: the results' own field, else the emcc line.
+function releaseOf(results) {
+  return results.toolchain ?? results.machine.emcc.match(/\d+\.\d+\.\d+/)?.[0] ?? results.machine.emcc;
+}
+
+// One table per group of targets: a row per target, a column pair per run.
+export function compareReport(runs) {
+  const names = runs.map((results) => `Emscripten ${releaseOf(results)}`);
+  const lines = ['# wasmscale targets, Emscripten releases side by side', '',
+    'Each column pair is one full `make bench` run with that release (`make bench EMCC=...`); every ratio compares',
+    'programs built by the same emcc in the same run.', '',
+    table(['release', 'results', 'run'], runs.map((results, i) => [names[i], results.file ?? '–', `${results.started} → ${results.finished}`])), ''];
+  const groups = runs.map((results) => targetGroups(summarize(results.records), results));
+  const titles = [...new Set(groups.flatMap((list) => list.map((group) => group.title)))];
+  for (const title of titles) {
+    const byRun = groups.map((list) => new Map((list.find((group) => group.title === title)?.rows ?? []).map((row) => [row[0], row])));
+    const targets = [...new Set(byRun.flatMap((map) => [...map.keys()]))];
+    const rows = targets.map((target) => [target, ...byRun.flatMap((map) => (map.has(target) ? map.get(target).slice(1) : ['not run', '–']))]);
+    const met = byRun.map((map) => `${[...map.values()].filter((row) => row[2] === 'met').length} of ${map.size}`);
+    lines.push(`## ${title}`, '', names.map((name, i) => `${name}: ${met[i]} met`).join('; ') + '.', '',
+      table(['target', ...names.flatMap((name) => [name, ''])], rows), '');
+  }
+  return lines.join('\n');
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const file = process.argv[2];
-  if (!file) {
-    console.error('usage: node bench/runner/report.mjs RESULTS.json');
+  const args = process.argv.slice(2);
+  if (args[0] === '--compare' && args.length >= 3) {
+    const runs = args.slice(1).map((file) => ({ ...JSON.parse(fs.readFileSync(file, 'utf8')), file: path.basename(file) }));
+    const out = path.join(path.dirname(path.resolve(args[1])), 'toolchains.md');
+    fs.writeFileSync(out, compareReport(runs));
+    console.log(`report: wrote ${out}`);
+  } else if (args.length === 1 && args[0] !== '--compare') {
+    const out = await writeReport(JSON.parse(fs.readFileSync(args[0], 'utf8')), path.dirname(path.resolve(args[0])));
+    console.log(`report: wrote ${out}`);
+  } else {
+    console.error('usage: node bench/runner/report.mjs RESULTS.json | --compare A.json B.json [...]');
     process.exit(2);
   }
-  const out = await writeReport(JSON.parse(fs.readFileSync(file, 'utf8')), path.dirname(path.resolve(file)));
-  console.log(`report: wrote ${out}`);
 }

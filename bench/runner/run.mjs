@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { wasmBuildDir } from '../../tools/toolchain.mjs';
+import { toolchain, wasmBuildDir } from '../../tools/toolchain.mjs';
 import { configurations, knownIssue, nativePreload, runsPerConfiguration, HOSTS } from './matrix.mjs';
 import { parseOutput } from './protocol.mjs';
 import { NodeHost } from './hosts/node.mjs';
@@ -114,7 +114,7 @@ export async function runSuite(options) {
           const files = programFiles(config, hostName);
           if (!fs.existsSync(files.program)) throw new Error(`${files.program} is missing: run 'make programs' first`);
           const args = [`--variant=${config.variant}`, `--threads=${config.threads}`, `--reps=${reps}`,
-                        `--warmup=${warmup}`, `--scale=${config.scale}`];
+                        `--warmup=${warmup}`, `--scale=${config.scale}`, ...(config.dir ? [`--dir=${config.dir}`] : [])];
           const result = await host.run(files.program, args, { timeoutMs: TIMEOUT_MS, preload: nativePreload(config.malloc, ROOT) });
           const runRecords = toRecords(config, hostName, round, parseOutput(result.lines, result.exitCode),
                                        files.wasm ? fs.statSync(files.wasm).size : null);
@@ -137,7 +137,7 @@ async function main() {
   const records = await runSuite(options);
   const baseline = path.join(PROGRAM_DIR, 'size-baseline.wasm');
   const results = { schema: SCHEMA, started: started.toISOString(), finished: new Date().toISOString(),
-                    quick: options.quick, machine: describeMachine(),
+                    quick: options.quick, machine: describeMachine(), toolchain: toolchain().version,
                     // .wasm bytes of the malloc benchmark with a bump allocator (see peers/size-baseline)
                     size_baseline_bytes: fs.existsSync(baseline) ? fs.statSync(baseline).size : null, records };
   const problems = validateResults(results);

@@ -33,6 +33,7 @@ export function validateResults(results) {
     if (Number.isNaN(Date.parse(results?.[key]))) problems.push(`${key} is not a date`);
   }
   if (typeof results?.machine?.cores !== 'number') problems.push('machine.cores is missing');
+  if ('toolchain' in (results ?? {}) && !/^\d+\.\d+\.\d+$/.test(results.toolchain)) problems.push('toolchain is not a release number');
   if (!Array.isArray(results?.records) || results.records.length === 0) {
     problems.push('records is empty');
     return problems;

@@ -125,13 +125,17 @@ static uint64_t smallfile_cycles(const char *path, uint64_t begin, uint64_t end)
 
 static uint64_t (*volatile smallfile_fn)(const char *, uint64_t, uint64_t) = smallfile_cycles;
 
+enum { PATH_BYTES = 512 };
+
 static void file_path(char *path, size_t size, const char *kind, const fs_run *run, int thread) {
-  snprintf(path, size, "/tmp/wsb-%s-%d-%d", kind, run->rep, thread);
+  if (snprintf(path, size, "%s/wsb-%s-%d-%d", run->args->dir, kind, run->rep, thread) >= (int)size) {
+    bench_fail("fs: --dir=%s is too long", run->args->dir);
+  }
 }
 
 static void files_thread(int index, void *context) {
   fs_run *run = context;
-  char path[64];
+  char path[PATH_BYTES];
   uint64_t begin, end;
   file_path(path, sizeof path, "files", run, index);
   bench_split(run->records, run->args->threads, index, &begin, &end);
@@ -140,7 +144,7 @@ static void files_thread(int index, void *context) {
 
 static uint64_t fs_rep(const bench_args *args, void *context) {
   fs_run *run = context;
-  char path[64];
+  char path[PATH_BYTES];
   run->rep++;
   atomic_store(&run->checksum, 0);
   if (strcmp(args->variant, "records") == 0) {
@@ -175,7 +179,7 @@ int main(int argc, char **argv) {
   if (strcmp(args.variant, "files") != 0 && args.threads != 1) {
     bench_fail("fs: variant '%s' runs on one thread; only 'files' takes --threads", args.variant);
   }
-  if (mkdir("/tmp", 0777) != 0 && errno != EEXIST) check(-1, "mkdir", "/tmp");
+  if (mkdir(args.dir, 0777) != 0 && errno != EEXIST) check(-1, "mkdir", args.dir);
   fs_run run = {.args = &args,
                 .records = (uint64_t)(DEFAULT_RECORDS * args.scale) + 1,
                 .cycles = (uint64_t)(DEFAULT_SMALLFILE_CYCLES * args.scale) + 1};

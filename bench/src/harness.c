@@ -35,7 +35,7 @@ static long parse_long(const char *flag, const char *text, long min, long max) {
 }
 
 bench_args bench_parse_args(int argc, char **argv, const char *default_variant) {
-  bench_args args = {default_variant, 1, 5, 1, 1.0};
+  bench_args args = {default_variant, 1, 5, 1, 1.0, "/tmp"};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     const char *value = strchr(arg, '=');
@@ -50,6 +50,8 @@ bench_args bench_parse_args(int argc, char **argv, const char *default_variant) 
       args.reps = (int)parse_long("--reps", value, 1, 1000);
     } else if (IS("--warmup")) {
       args.warmup = (int)parse_long("--warmup", value, 0, 1000);
+    } else if (IS("--dir")) {
+      args.dir = value;
     } else if (IS("--scale")) {
       char *end;
       args.scale = strtod(value, &end);
@@ -58,7 +60,7 @@ bench_args bench_parse_args(int argc, char **argv, const char *default_variant) 
         exit(2);
       }
     } else {
-      fprintf(stderr, "bench: unknown argument '%s' (expected --variant= --threads= --reps= --warmup= --scale=)\n", arg);
+      fprintf(stderr, "bench: unknown argument '%s' (expected --variant= --threads= --reps= --warmup= --scale= --dir=)\n", arg);
       exit(2);
     }
 #undef IS

@@ -18,9 +18,10 @@ typedef struct bench_args {
   int reps;             // measured repetitions
   int warmup;           // unmeasured repetitions before them (V8 tiers up meanwhile)
   double scale;         // multiplies the default amount of work (quick mode uses < 1)
+  const char *dir;      // where a workload keeps its files (fs), relative to the working directory or not
 } bench_args;
 
-// Parses --variant=S --threads=N --reps=N --warmup=N --scale=F; exits with a message on bad input.
+// Parses --variant=S --threads=N --reps=N --warmup=N --scale=F --dir=PATH (default /tmp); exits with a message on bad input.
 bench_args bench_parse_args(int argc, char **argv, const char *default_variant);
 
 double bench_now_ms(void);

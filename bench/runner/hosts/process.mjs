@@ -2,9 +2,9 @@
 // time limit (the runner then records a timeout instead of waiting forever).
 import { spawn } from 'node:child_process';
 
-export function runProcess(command, args, { timeoutMs, env = process.env }) {
+export function runProcess(command, args, { timeoutMs, env = process.env, cwd }) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env, cwd });
     let output = '';
     child.stdout.on('data', (data) => { output += data; });
     child.stderr.on('data', (data) => { output += data; });

@@ -131,24 +131,28 @@ static uint64_t virtual_ino(const host_mount *hm, host_id id) {
 }
 
 // The node for host file `info` named `leaf` in `dir`: the live one, or a new one. `fd` is an
-// open descriptor for it (regular files; -1 to open one here), taken over or closed.
+// open descriptor for it (regular files; -1 to open one here), taken over or closed. `info`
+// NULL: `fd` is a regular file just created or opened, whose attributes are read only once,
+// under the table's lock below.
 static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, int fd, ws_node **child) {
   host_mount *hm = mount_of(dir);
   const ws_host_calls *host = hm->calls;
-  uint32_t type = info->mode & S_IFMT;
+  uint32_t type = info != NULL ? info->mode & S_IFMT : S_IFREG;
   if (type != S_IFREG && type != S_IFDIR && type != S_IFLNK) {
     if (fd >= 0) host->close(fd);
     return -EACCES;  // host FIFOs, sockets and devices are not passed through
   }
-  pthread_mutex_lock(&hm->table_lock);
-  ws_node *found = table_find(hm, id_of(info));
-  pthread_mutex_unlock(&hm->table_lock);
-  if (found != NULL) {
-    if (fd >= 0) host->close(fd);
-    *child = found;
-    return 0;
+  if (info != NULL) {
+    pthread_mutex_lock(&hm->table_lock);
+    ws_node *found = table_find(hm, id_of(info));
+    pthread_mutex_unlock(&hm->table_lock);
+    if (found != NULL) {
+      if (fd >= 0) host->close(fd);
+      *child = found;
+      return 0;
+    }
   }
-  ws_node *node = ws_node_new(dir->mount, info->mode);
+  ws_node *node = ws_node_new(dir->mount, info != NULL ? info->mode : S_IFREG);
   host_node *hn = calloc(1, sizeof *hn);
   int error = node == NULL || hn == NULL ? -ENOMEM : 0;
   if (error == 0 && type == S_IFREG && fd < 0) {
@@ -179,15 +183,25 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
   }
   hn->node = node;
   hn->fd = type == S_IFLNK ? -1 : fd;
-  ws_host_stat now = *info;
   pthread_mutex_lock(&hm->table_lock);
   // Another thread may have made the node meanwhile. If not, the attributes of what was opened
   // are read again here, under the lock: a node for this file released since `info` was read
   // may have written after it (its writes end before its count reaches zero), and the name
   // may since name another file, which is the one `fd` holds.
+  ws_host_stat now, probe;
+  bool read_here = info == NULL;
+  if (read_here && (error = host->fstat(fd, &now)) == 0 && (now.mode & S_IFMT) != S_IFREG) error = -EIO;
+  if (error != 0) {
+    pthread_mutex_unlock(&hm->table_lock);
+    host->close(fd);
+    free(hn);
+    ws_node_unref(node);
+    return error;
+  }
+  if (!read_here) now = *info;
   ws_node *raced = table_find(hm, id_of(&now));
-  ws_host_stat probe;
-  while (raced == NULL && hn->fd >= 0 && host->fstat(hn->fd, &probe) == 0 && (probe.mode & S_IFMT) == type) {
+  while (!read_here && raced == NULL && hn->fd >= 0 && host->fstat(hn->fd, &probe) == 0 &&
+         (probe.mode & S_IFMT) == type) {
     bool same = same_id(id_of(&probe), id_of(&now));
     now = probe;
     if (same) break;
@@ -268,9 +282,8 @@ int ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode,
   }
   if (error < 0) return error;
   ws_host_stat info;
-  error = fd >= 0 ? host->fstat(fd, &info) : host->lstat(held(dir), leaf, &info);
-  if (error == 0) error = node_for(dir, leaf, &info, fd, child);
-  else if (fd >= 0) host->close(fd);
+  if (fd >= 0) error = node_for(dir, leaf, NULL, fd, child);
+  else if ((error = host->lstat(held(dir), leaf, &info)) == 0) error = node_for(dir, leaf, &info, -1, child);
   if (error == 0 && S_ISDIR(mode)) dir->nlink++;
   return error;
 }
@@ -418,11 +431,14 @@ int64_t ws_host_read(ws_node *file, void *buffer, size_t length, uint64_t offset
   int fd = file_fd(file);
   if (fd < 0) return fd;
   size_t done = 0;
-  while (done < length) {  // a host read may stop short of what the file holds
+  while (done < length) {  // a host read may stop short of what the file holds...
     int64_t got = host->pread(fd, (char *)buffer + done, length - done, offset + done);
     if (got < 0) return done > 0 ? (int64_t)done : got;
     if (got == 0) break;
     done += (size_t)got;
+    // ...but one that reached the size last seen ended at the end of the file: asking again
+    // would only read the 0 that says so (another call per read of a whole small file).
+    if (done < length && offset + done >= file->size) break;
   }
   return (int64_t)done;
 }
