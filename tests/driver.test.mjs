@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { toolchain, wasmBuildDir } from '../tools/toolchain.mjs';
-import { DRIVER, ROOT, run, runWasm } from './helpers.mjs';
+import { CXX_DRIVER, DRIVER, ROOT, run, runWasm } from './helpers.mjs';
 
 const FIXTURE = path.join(ROOT, 'tests', 'fixtures', 'hello_threads.c');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-driver-'));
@@ -32,7 +32,8 @@ test('unknown or missing option values are one-line errors with status 2', () =>
   expectUsageError(['--malloc=tcmalloc', 'x.c'], /unknown --malloc value 'tcmalloc'.*dlmalloc, emmalloc, mimalloc, wasmscale/);
   expectUsageError(['--fs=idbfs', 'x.c'], /unknown --fs value 'idbfs'.*js, wasmfs/);
   expectUsageError(['--malloc'], /--malloc needs a value/);
-  expectUsageError(['-sMALLOC=tcmalloc', 'x.c'], /unknown -sMALLOC value 'tcmalloc': expected one of dlmalloc, emmalloc, mimalloc, none/);
+  expectUsageError(['-sMALLOC=tcmalloc', 'x.c'],
+                   /unknown -sMALLOC value 'tcmalloc': expected one of dlmalloc, emmalloc, mimalloc, wasmscale, wasmscale-checked, none/);
   expectUsageError(['-s', 'MALLOC=tcmalloc', 'x.c'], /unknown -sMALLOC value 'tcmalloc'/);
   expectUsageError(['-s'], /-s needs a setting/);
   expectUsageError(['--mount'], /--mount needs a value: --mount=VIRTUAL=HOST_DIR/);
@@ -111,6 +112,10 @@ test('flags map onto emcc settings at link time only', () => {
     const command = printed([...form, 'x.c']);
     assert.ok(command.includes('-sMALLOC=emmalloc') && !command.some((arg) => arg.includes('libwasmscale-alloc')), command.join(' '));
   }
+  // -sMALLOC= names every allocator --malloc= does, wasmscale's too: one word changes in a build file.
+  for (const name of ['wasmscale', 'wasmscale-checked', 'dlmalloc']) {
+    assert.deepEqual(printed([`-sMALLOC=${name}`, '-pthread', 'x.c']), printed([`--malloc=${name}`, '-pthread', 'x.c']), name);
+  }
   const none = printed(['-sMALLOC=none', 'x.c']);
   assert.ok(none.includes('-sMALLOC=none') && !none.some((arg) => arg.includes('libwasmscale-alloc')), none.join(' '));
   for (const form of [['-sWASMFS'], ['-s', 'WASMFS=1']]) assert.ok(printed([...form, 'x.c']).includes('-sWASMFS'));
@@ -178,4 +183,23 @@ test('the mimalloc peer is built once and reused', { skip: OWN_MIMALLOC }, () =>
   assert.equal(result.status, 0, result.stderr);
   assert.ok(result.stdout.includes(library), 'links the cached library');
   assert.equal(fs.statSync(library).mtimeMs, before, 'not rebuilt');
+});
+
+// em++'s counterpart: every source is C++ (as em++ compiles a .c file), for CMAKE_CXX_COMPILER.
+test('wasmscale-c++ compiles through em++: a .c source is C++, with the allocator and file system chosen as by wasmscale-cc', () => {
+  const source = path.join(ROOT, 'tests', 'fixtures', 'cxx_as_c.c');
+  const flags = ['-O2', '-pthread', '-sPROXY_TO_PTHREAD', '-sEXIT_RUNTIME=1', source];
+  const asC = run(DRIVER, [...flags, '-o', path.join(scratch, 'as-c.js')]);
+  assert.notEqual(asC.status, 0, 'wasmscale-cc compiles a .c file as C, where this source does not build');
+  const output = path.join(scratch, 'as-cxx.js');
+  const built = run(CXX_DRIVER, [...flags, '-o', output]);
+  assert.equal(built.status, 0, built.stderr);
+  const result = runWasm(output, [], { cwd: scratch });
+  assert.equal(result.status, 0, result.stdout + result.stderr);
+  assert.match(result.stdout, /^c\+\+ from a \.c file: 3 names, ws_alloc_get_stats counted \d+ allocations$/m);
+  const printed = run(CXX_DRIVER, ['--print-command', '-sMALLOC=emmalloc', 'x.c']);
+  assert.match(printed.stdout, /^\S*em\+\+ .*-sMALLOC=emmalloc/);
+  const refused = run(CXX_DRIVER, ['--malloc=tcmalloc', 'x.c']);
+  assert.equal(refused.status, 2);
+  assert.match(refused.stderr, /^wasmscale-c\+\+: unknown --malloc value 'tcmalloc'/);
 });

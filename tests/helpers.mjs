@@ -8,6 +8,7 @@ import { BROWSER, TITLES } from '../bench/runner/hosts/browsers.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DRIVER = path.join(ROOT, 'bin', 'wasmscale-cc');
+export const CXX_DRIVER = path.join(ROOT, 'bin', 'wasmscale-c++');  // the same driver through em++
 
 // Long enough for the slowest program the suites run (libFuzzer, sanitized stress tests).
 const RUN_TIMEOUT_MS = 300_000;
