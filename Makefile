@@ -98,7 +98,8 @@ setup:
 	@scripts/setup.sh
 
 # The runner's matrix names the programs: <workload>-<malloc>-<fs>-<where>.
-BENCH_PROGRAMS := $(shell $(NODE) bench/runner/matrix.mjs --programs)
+# (Empty before set-up has installed emcc: the recursive make that builds them asks again.)
+BENCH_PROGRAMS := $(shell $(NODE) bench/runner/matrix.mjs --programs 2>/dev/null)
 programs: $(BENCH_PROGRAMS:%=$(WASM_BUILD)/bench/%.js) $(BUILD)/bench/native-malloc $(BUILD)/lib/native/libwasmscale-alloc.so \
           $(WASM_BUILD)/bench/size-baseline.wasm
 

@@ -57,3 +57,26 @@ test("every syscall import of this release's libc is answered with libc's signat
   assert.match(result.stdout, /syscall imports of Emscripten [\d.]+: \d+ \(\d+ wasmscale, .*none left to the JS file system/);
   t.diagnostic(result.stdout.trim());
 });
+
+// README's two commands on a fresh machine: set-up (which installs emcc) runs before anything
+// compiles, for `make test` and `make bench` alike. Shown by make -n -B with a PATH that has
+// node, python3 and make but no emcc (the recursive make is run, printing its commands too).
+test('make test and make bench run set-up before anything compiles, with no emcc on PATH', () => {
+  const bin = path.join(scratch, 'no-emcc-bin');
+  fs.mkdirSync(bin, { recursive: true });
+  for (const tool of ['node', 'python3', 'make']) {
+    const found = run('sh', ['-c', `command -v ${tool}`]).stdout.trim();
+    assert.ok(found, `${tool} is on PATH`);
+    fs.symlinkSync(found, path.join(bin, tool));
+  }
+  for (const goal of ['test', 'bench']) {
+    const result = run('make', ['-n', '-B', goal], { cwd: ROOT, env: { ...process.env, PATH: bin, EMCC: 'emcc' } });
+    assert.equal(result.status, 0, result.stderr);
+    const lines = result.stdout.split('\n');
+    const setup = lines.findIndex((line) => line.includes('scripts/setup.sh'));
+    const compile = lines.findIndex((line) => /(^|\s)emcc\s/.test(line));
+    assert.ok(setup >= 0 && compile > setup, `make ${goal}: set-up at line ${setup}, first emcc at line ${compile}:\n` +
+              lines.slice(0, 8).join('\n'));
+    assert.equal(result.stderr, '', `make ${goal} parses quietly without emcc`);
+  }
+});
