@@ -18,6 +18,7 @@ const CONFORMANCE = /conformance: (\d+) cases, 0 failed/;
 const cases = (result) => Number(CONFORMANCE.exec(result.stdout)?.[1]);
 
 const inBrowser = browserRunner(scratch);
+const PRINT_PRE_JS = path.join(ROOT, 'tests', 'fs', 'print.pre.js');
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 test('conformance: Linux and wasmscale in Wasm give the table\'s answers, case for case', () => {
@@ -121,6 +122,26 @@ test('console: an unfinished line written just before abort() or running out of 
       assert.match(result.stderr, /Aborted/);
     }
   }
+});
+
+// Module.print and Module.printErr take the program's lines, as with emcc. Set by a pre-js they
+// are every thread's own (the pre-js runs in the workers too).
+test('console: Module.print and Module.printErr receive stdout and stderr lines from the main thread', () => {
+  const program = wasm('console_abort', ['-sALLOW_MEMORY_GROWTH=0', '-sINITIAL_MEMORY=32MB', '--pre-js', PRINT_PRE_JS]);
+  const result = runWasm(program, ['abort']);
+  assert.notEqual(result.status, 0);
+  assert.match(result.stdout, /^\[print\] unfinished line before abort$/m, result.stdout + result.stderr);
+  assert.match(result.stdout, /^\[printErr\] .*Aborted/m, result.stdout + result.stderr);
+});
+
+test('console: Module.print and Module.printErr receive the lines of pthreads', () => {
+  const result = runWasm(wasm('console', ['--pre-js', PRINT_PRE_JS]));
+  assert.equal(result.status, 0, result.stderr);
+  const lines = result.stdout.split('\n');
+  assert.equal(new Set(lines.filter((line) => /^\[print\] thread \d line \d+ end$/.test(line))).size, 800, result.stdout.slice(0, 500));
+  assert.equal(lines.filter((line) => /^\[printErr\] thread \d done$/.test(line)).length, 4);
+  assert.ok(lines.includes('[print] last words without a newline'), result.stdout.slice(-500));
+  assert.equal(result.stderr, '', 'nothing bypassed the handlers');
 });
 
 test(`console in ${BROWSER_TITLE}: worker threads print through the browser console`, async () => {

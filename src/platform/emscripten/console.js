@@ -20,7 +20,11 @@ mergeInto(LibraryManager.library, {
   _wasmscale_console_write: function(stream, data, length) {
     // A copy: Node and TextDecoder do not accept views of shared memory.
     var bytes = HEAPU8.slice(data, data + length);
-    if (ENVIRONMENT_IS_NODE) {
+    // The program's own Module.print / Module.printErr take its lines, as with emcc: set by a
+    // pre-js they are every thread's; set on the page's Module, the main thread's, which later
+    // releases proxy workers' lines to (3.1.6 does not: its workers write to the console below).
+    var handler = Module[stream === 2 ? 'printErr' : 'print'];
+    if (typeof handler != 'function' && ENVIRONMENT_IS_NODE) {
       var fs = require('fs');
       for (var done = 0; done < bytes.length;) {
         try {
@@ -33,7 +37,9 @@ mergeInto(LibraryManager.library, {
     }
     var text = new TextDecoder().decode(bytes);
     if (text.endsWith('\n')) text = text.slice(0, -1);
-    (stream === 2 ? console.error : console.log)(text);
+    if (typeof handler != 'function') handler = stream === 2 ? console.error : console.log;
+    var lines = text.split('\n');
+    for (var i = 0; i < lines.length; i++) handler(lines[i]);
   },
 
   _wasmscale_console_read__sig: 'iii',
