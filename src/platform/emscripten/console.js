@@ -16,15 +16,29 @@ mergeInto(LibraryManager.library, {
     '    return stop(what);' +
     '  };' +
     '})();',
+  // The program's own Module.print / Module.printErr take its lines, as with emcc. Set by a
+  // pre-js they are every thread's, and set on the page's Module the main thread's: both are
+  // read at start-up, before 3.1.6 (with ASSERTIONS) puts aborting stubs in their place. Later
+  // releases give a worker a proxy of the page's handler after start-up, which is looked for at
+  // each write; 3.1.6 gives its workers none, so their lines go to the console below.
+  $wasmscaleConsole: {
+    user: {},
+    handler: function(name) {
+      var own = Object.getOwnPropertyDescriptor(Module, name);
+      var found = own && typeof own.value == 'function' ? own.value : null;
+      if (!(name in wasmscaleConsole.user)) wasmscaleConsole.user[name] = found;  // the first look: start-up
+      // Since then a 3.1.6 stub may stand there, or a later release's proxy (3.1.6 has no wasmExports).
+      return wasmscaleConsole.user[name] || (typeof wasmExports != 'undefined' ? found : null);
+    },
+  },
+  $wasmscaleConsole__postset: 'wasmscaleConsole.handler("print"); wasmscaleConsole.handler("printErr");',
+  _wasmscale_console_write__deps: ['$wasmscaleConsole'],
   _wasmscale_console_write__sig: 'viii',
   _wasmscale_console_write: function(stream, data, length) {
     // A copy: Node and TextDecoder do not accept views of shared memory.
     var bytes = HEAPU8.slice(data, data + length);
-    // The program's own Module.print / Module.printErr take its lines, as with emcc: set by a
-    // pre-js they are every thread's; set on the page's Module, the main thread's, which later
-    // releases proxy workers' lines to (3.1.6 does not: its workers write to the console below).
-    var handler = Module[stream === 2 ? 'printErr' : 'print'];
-    if (typeof handler != 'function' && ENVIRONMENT_IS_NODE) {
+    var handler = wasmscaleConsole.handler(stream === 2 ? 'printErr' : 'print');
+    if (!handler && ENVIRONMENT_IS_NODE) {
       var fs = require('fs');
       for (var done = 0; done < bytes.length;) {
         try {
@@ -37,7 +51,7 @@ mergeInto(LibraryManager.library, {
     }
     var text = new TextDecoder().decode(bytes);
     if (text.endsWith('\n')) text = text.slice(0, -1);
-    if (typeof handler != 'function') handler = stream === 2 ? console.error : console.log;
+    if (!handler) handler = stream === 2 ? console.error : console.log;
     var lines = text.split('\n');
     for (var i = 0; i < lines.length; i++) handler(lines[i]);
   },
