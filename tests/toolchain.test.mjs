@@ -70,11 +70,14 @@ test('make test and make bench run set-up before anything compiles, with no emcc
     fs.symlinkSync(found, path.join(bin, tool));
   }
   for (const goal of ['test', 'bench']) {
-    const result = run('make', ['-n', '-B', goal], { cwd: ROOT, env: { ...process.env, PATH: bin, EMCC: 'emcc' } });
+    // A fresh shell's environment: no EMCC, and none of the make that may be running this test
+    // (its command-line variables, EMCC= among them, reach children through MAKEFLAGS).
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(EMCC|MAKEFLAGS|MFLAGS|MAKELEVEL)$/.test(name)));
+    const result = run('make', ['-n', '-B', goal], { cwd: ROOT, env: { ...env, PATH: bin } });
     assert.equal(result.status, 0, result.stderr);
     const lines = result.stdout.split('\n');
     const setup = lines.findIndex((line) => line.includes('scripts/setup.sh'));
-    const compile = lines.findIndex((line) => /(^|\s)emcc\s/.test(line));
+    const compile = lines.findIndex((line) => /(^|\s|\/)emcc\s/.test(line));
     assert.ok(setup >= 0 && compile > setup, `make ${goal}: set-up at line ${setup}, first emcc at line ${compile}:\n` +
               lines.slice(0, 8).join('\n'));
     assert.equal(result.stderr, '', `make ${goal} parses quietly without emcc`);
