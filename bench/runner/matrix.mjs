@@ -26,6 +26,10 @@ export const STORAGE_PAIRS = [
   { host: 'chromium', peer: 'wasmfsopfs', ours: 'opfs', wasmfs: 'opfs', goal: 2,
     title: 'browser storage (Chromium): wasmscale\'s OPFS backend vs WasmFS\'s OPFS backend' },
 ];
+// What the report calls each storage configuration.
+export const STORAGE_FS_NAMES = { nodefs: 'JS FS + NODEFS', host: 'wasmscale host backend', idbfs: 'JS FS + IDBFS',
+  opfs: 'wasmscale OPFS backend', wasmfsnode: 'WasmFS Node backend', wasmfsopfs: 'WasmFS OPFS backend',
+  noderawfs: 'JS FS, -sNODERAWFS', rawfs: 'wasmscale, -sNODERAWFS' };
 // The pairs the release being built can run.
 function storagePairs() {
   const backends = toolchain().wasmfs_backends;

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BASELINE, MALLOCS, NATIVE_MALLOCS, FILE_SYSTEMS, STORAGE_PAIRS, HOSTS, THREAD_COUNTS, runsPerConfiguration } from './matrix.mjs';
+import { BASELINE, MALLOCS, NATIVE_MALLOCS, FILE_SYSTEMS, STORAGE_FS_NAMES, STORAGE_PAIRS, HOSTS, THREAD_COUNTS, runsPerConfiguration } from './matrix.mjs';
 import { targetGroups, targetsSection } from './targets.mjs';
 import { summarize, find, fmt, ratio, mib, kib, cell, table } from './summary.mjs';
 import { lineChart, barChart } from './charts.mjs';
@@ -125,9 +125,6 @@ function fsSection(summary, charts) {
 
 // The fs workload on persistent storage: wasmscale's backend beside an option Emscripten has
 // for that storage (matrix.mjs, STORAGE_PAIRS), one section per pair that was run.
-const STORAGE_FS_NAMES = { nodefs: 'JS FS + NODEFS', host: 'wasmscale host backend', idbfs: 'JS FS + IDBFS',
-  opfs: 'wasmscale OPFS backend', wasmfsnode: 'WasmFS Node backend', wasmfsopfs: 'WasmFS OPFS backend',
-  noderawfs: 'JS FS, -sNODERAWFS', rawfs: 'wasmscale, -sNODERAWFS' };
 const PROXIED = 'calls from a pthread are proxied to the main thread, so they do a tenth of the work there';
 const STORAGE_NOTES = {
   nodefs: ['The same fs workloads with /tmp mounted on a real host directory: through wasmscale\'s host backend (each thread',

@@ -2,7 +2,7 @@
 // run (never against fixed timings). Each target says what it compares and whether it is met. Times compared are
 // each configuration's fastest repetition over all rounds: this machine's noise only ever slows a process down,
 // by up to 1.9x for its whole life (see runsPerConfiguration), so the best run is the reproducible figure.
-import { STORAGE_PAIRS, THREAD_COUNTS } from './matrix.mjs';
+import { STORAGE_FS_NAMES, STORAGE_PAIRS, THREAD_COUNTS } from './matrix.mjs';
 import { find, fmt, table } from './summary.mjs';
 
 const VARIANTS = ['standard', 'small', 'cross'];
@@ -145,7 +145,7 @@ function storageTargets(summary) {
     for (const [variant, threads] of runs) {
       const mine = get(variant, ours, threads), theirs = get(variant, peer, threads);
       const name = `${title.split(':')[0]}: ${variant}${variant === 'files' ? `, ${threads} thread(s)` : ''} on a pthread ≥ ${goal}× ` +
-                   `faster per call than ${peer}`;
+                   `faster per call than the ${STORAGE_FS_NAMES[peer]}`;
       rows.push(check(name, mine && theirs ? theirs.usPerOpBest / mine.usPerOpBest : null, (v) => v >= goal, (v) => `${fmt(v, 2)}×`));
     }
   }
