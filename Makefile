@@ -80,8 +80,7 @@ FS_WARNINGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
 # $(call fs_library,VARIANT,COMPILER,ARCHIVER,FLAGS,SOURCES,ROOT)
 fs_library = $(call c_library,fs,$(1),fs-$(1),$(2),$(3),$(FS_WARNINGS) $(4),$(FS_HEADERS),$(5),$(6))
 # In Wasm the file system is built for size: every call's time is mostly its work on paths,
-# nodes and the host, not instruction speed (-Oz: 5-9% slower per call in memory than -O2, and
-# 0.79x the .wasm bytes it adds; docs/decisions.md).
+# nodes and the host, not instruction speed (the trade measured: docs/decisions.md, -Oz).
 $(eval $(call fs_library,wasm-mt,$(EMCC),$(EMAR),-Oz -pthread,$(FS_WASM),$(WASM_BUILD)))
 $(eval $(call fs_library,wasm-st,$(EMCC),$(EMAR),-Oz,$(FS_WASM),$(WASM_BUILD)))
 $(eval $(call fs_library,native,$(CC),ar,-O2 -g -pthread,$(FS_NATIVE),$(BUILD)))

@@ -23,12 +23,15 @@ mergeInto(LibraryManager.library, {
   // each write; 3.1.6 gives its workers none, so their lines go to the console below.
   $wasmscaleConsole: {
     user: {},
-    handler: function(name) {
+    own: function(name) {
       var own = Object.getOwnPropertyDescriptor(Module, name);
-      var found = own && typeof own.value == 'function' ? own.value : null;
-      if (!(name in wasmscaleConsole.user)) wasmscaleConsole.user[name] = found;  // the first look: start-up
+      return own && typeof own.value == 'function' ? own.value : null;
+    },
+    handler: function(name) {
+      if (!(name in wasmscaleConsole.user)) wasmscaleConsole.user[name] = wasmscaleConsole.own(name);  // at start-up
+      if (wasmscaleConsole.user[name]) return wasmscaleConsole.user[name];
       // Since then a 3.1.6 stub may stand there, or a later release's proxy (3.1.6 has no wasmExports).
-      return wasmscaleConsole.user[name] || (typeof wasmExports != 'undefined' ? found : null);
+      return typeof wasmExports != 'undefined' ? wasmscaleConsole.own(name) : null;
     },
   },
   $wasmscaleConsole__postset: 'wasmscaleConsole.handler("print"); wasmscaleConsole.handler("printErr");',

@@ -34,8 +34,8 @@ mergeInto(LibraryManager.library, {
         return -(errno || {{{ cDefine('EIO') }}});
       }
     },
-    // Views of Wasm memory, made again only once memory has grown (a fresh view per call was a
-    // tenth of a small read's time).
+    // Views of Wasm memory, made again only once memory has grown: not one per call
+    // (docs/decisions.md, "the host backend's cost per call").
     heap: null,
     view: null,
     memory: function() {
@@ -68,11 +68,15 @@ mergeInto(LibraryManager.library, {
       }
       return 0;
     },
-    // The bytes of a C string, as Node takes a path (file names need not be UTF-8).
-    name: function(address) {
+    // The bytes of the C string at `address`, as a view of memory (no copy).
+    cString: function(address) {
       var heap = wasmscaleHost.memory(), end = address;
       while (heap[end] !== 0) end++;
-      return Buffer.from(heap.subarray(address, end));
+      return heap.subarray(address, end);
+    },
+    // The bytes of a C string, as Node takes a path (file names need not be UTF-8).
+    name: function(address) {
+      return Buffer.from(wasmscaleHost.cString(address));
     },
     // The path of held directory `dir`: its descriptor's /proc entry, which the kernel resolves
     // to the directory the descriptor holds, wherever it has been moved (Linux). /proc/PID, not
@@ -83,11 +87,10 @@ mergeInto(LibraryManager.library, {
     // Entry `name` (a C string, one name) beneath held directory `dir`; the calls using it never
     // follow a symlink in that last name.
     at: function(dir, name) {
-      var heap = wasmscaleHost.memory(), end = name;
-      while (heap[end] !== 0) end++;
-      var prefix = wasmscaleHost.held(dir) + '/', path = Buffer.allocUnsafe(prefix.length + end - name);
+      var bytes = wasmscaleHost.cString(name), prefix = wasmscaleHost.held(dir) + '/';
+      var path = Buffer.allocUnsafe(prefix.length + bytes.length);
       path.write(prefix, 0, 'latin1');
-      path.set(heap.subarray(name, end), prefix.length);
+      path.set(bytes, prefix.length);
       return path;
     },
     // O_PATH (Linux's value; Node does not name it): a held directory needs no read permission.
@@ -122,8 +125,8 @@ mergeInto(LibraryManager.library, {
   _wasmscale_host_lstat__deps: ['$wasmscaleHost'],
   _wasmscale_host_lstat: function(dir, name, out) {
     return wasmscaleHost.run(function(fs) {
-      // A missing name is the common answer (every create looks first): asked for without an
-      // exception, which cost more than the call itself.
+      // A missing name is a common answer (every create looks first): asked for without an
+      // exception, which Node makes dear.
       var info = fs.lstatSync(wasmscaleHost.at(dir, name), {bigint: true, throwIfNoEntry: false});
       return info ? wasmscaleHost.store(info, out) : -{{{ cDefine('ENOENT') }}};
     });
