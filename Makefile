@@ -5,6 +5,7 @@
 #   make test         set up and run every test
 #   make programs     only build the benchmark programs
 #   make libs         only build the wasmscale libraries (Wasm and native)
+#   make install PREFIX=DIR   install the drivers, headers, libraries, pkg-config and CMake files
 
 BUILD   := build
 WSCC    := bin/wasmscale-cc
@@ -26,7 +27,7 @@ BENCH_CFLAGS := -O2 -pthread -sEXIT_RUNTIME=1 -sPTHREAD_POOL_SIZE=6 -sALLOW_MEMO
                 -Wno-pthreads-mem-growth
 BENCH_HARNESS := bench/src/harness.c bench/src/harness.h
 
-.PHONY: all setup libs programs bench test clean
+.PHONY: all setup libs wasm-libs programs bench test install clean
 .DELETE_ON_ERROR:
 
 all: libs programs
@@ -84,9 +85,21 @@ fs_library = $(call c_library,fs,$(1),fs-$(1),$(2),$(3),$(FS_WARNINGS) $(4),$(FS
 $(eval $(call fs_library,wasm-mt,$(EMCC),$(EMAR),-Oz -pthread,$(FS_WASM),$(WASM_BUILD)))
 $(eval $(call fs_library,wasm-st,$(EMCC),$(EMAR),-Oz,$(FS_WASM),$(WASM_BUILD)))
 $(eval $(call fs_library,native,$(CC),ar,-O2 -g -pthread,$(FS_NATIVE),$(BUILD)))
-FS_LIBS := $(foreach v,wasm-mt wasm-st,$(WASM_BUILD)/lib/$(v)/libwasmscale-fs.a) $(BUILD)/lib/native/libwasmscale-fs.a
+WASM_FS_LIBS := $(foreach v,wasm-mt wasm-st,$(WASM_BUILD)/lib/$(v)/libwasmscale-fs.a)
 
-libs: $(WASM_LIBS) $(FS_LIBS) $(BUILD)/lib/native/libwasmscale-alloc.a $(BUILD)/lib/native/libwasmscale-alloc.so
+libs: $(WASM_LIBS) $(WASM_FS_LIBS) $(BUILD)/lib/native/libwasmscale-fs.a $(BUILD)/lib/native/libwasmscale-alloc.a \
+      $(BUILD)/lib/native/libwasmscale-alloc.so
+wasm-libs: $(WASM_LIBS) $(WASM_FS_LIBS)
+
+# ----- install ----------------------------------------------------------------------------------
+# The drivers, headers, every Wasm variant of the libraries for the release EMCC names, and the
+# pkg-config and CMake files (tools/install.py says where each goes). Run again with another
+# EMCC to add that release's libraries. Needs only Emscripten: set-up installs nothing else here.
+PREFIX ?= /usr/local
+install:
+	@scripts/setup.sh toolchain
+	@$(MAKE) --no-print-directory wasm-libs
+	@python3 tools/install.py --prefix "$(PREFIX)" --destdir "$(DESTDIR)" --build "$(BUILD)"
 
 # ----- benchmark programs -----------------------------------------------------------------------
 # Libraries are built by the driver on demand; a change to them must relink the programs too.

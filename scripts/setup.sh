@@ -5,10 +5,36 @@
 #          libclang-rt-14-dev, libmimalloc2.0 (the native reference allocator)
 #   npm:   playwright-core (Chromium) and puppeteer-core (Firefox), pinned in package-lock.json
 #   cargo: mimalloc's C sources are fetched later, on first use, by bin/wasmscale-cc
+#
+# `setup.sh toolchain` (run by `make install`) installs Debian's Emscripten only, and only when
+# no emcc is found ($EMCC, else emcc on PATH): installing the library needs nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 say() { echo "setup: $*"; }
+
+# Installs the Debian packages named in $missing, if any (as root).
+install_missing() {
+  [ ${#missing[@]} -gt 0 ] || return 0
+  if [ "$(id -u)" != 0 ]; then
+    say "missing Debian packages: ${missing[*]}; run as root or install them: apt-get install ${missing[*]}" >&2
+    exit 2
+  fi
+  say "installing Debian packages: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+if [ "${1:-}" = toolchain ]; then
+  if command -v "${EMCC:-emcc}" >/dev/null; then
+    say "emcc present ($(command -v "${EMCC:-emcc}"))"
+    exit 0
+  fi
+  [ -z "${EMCC:-}" ] || { say "EMCC=$EMCC cannot be found" >&2; exit 2; }
+  missing=(emscripten)
+  install_missing
+  exit 0
+fi
 
 missing=()
 command -v emcc >/dev/null || missing+=(emscripten)
@@ -18,17 +44,13 @@ command -v clang-14 >/dev/null || missing+=(clang-14)
 compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a" >/dev/null || missing+=(libclang-rt-14-dev)
 command -v cargo >/dev/null || missing+=(cargo)
 [ -e /usr/lib/x86_64-linux-gnu/libmimalloc.so.2 ] || missing+=(libmimalloc2.0)  # native reference
+command -v cmake >/dev/null || missing+=(cmake)              # the install test's consumers
+command -v pkg-config >/dev/null || missing+=(pkgconf)
 
 if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" != 0 ]; then
-    say "missing Debian packages: ${missing[*]}; run as root or install them: apt-get install ${missing[*]}" >&2
-    exit 2
-  fi
-  say "installing Debian packages: ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  install_missing
 else
-  say "Debian packages present (emscripten, chromium, firefox-esr, clang-14, libclang-rt-14-dev, cargo, libmimalloc2.0)"
+  say "Debian packages present (emscripten, chromium, firefox-esr, clang-14, libclang-rt-14-dev, cargo, libmimalloc2.0, cmake, pkgconf)"
 fi
 
 # Each pinned package at its locked version, else npm ci installs them all.

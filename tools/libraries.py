@@ -1,0 +1,74 @@
+"""What linking wasmscale's libraries into a program takes: the library variants and the emcc
+arguments that come with each library. One table, read by the driver (bin/wasmscale-cc) and by
+the install step (tools/install.py), which writes the same arguments into pkg-config and CMake
+files, so the three ways into a build link the same things.
+
+Paths are built from SHARE, the folder that holds the driver's support files: the checkout's
+root, or PREFIX/share/wasmscale once installed (a string, so the install step can pass
+"${prefix}/share/wasmscale" and the like). Every argument is one word (emcc reads
+--js-library=PATH as --js-library PATH), because pkg-config and CMake drop repeated words.
+"""
+
+# Variants of the Wasm libraries: (threading, checked). A multithreaded variant is built with
+# -pthread and a program that links it must be too; the checked allocator stops on misuse
+# (docs/allocator.md, "checked mode"). The file system has no checked variant.
+VARIANTS = {
+    "mt": ("mt", False),
+    "st": ("st", False),
+    "mt-checked": ("mt", True),
+    "st-checked": ("st", True),
+}
+
+
+def variant_folder(threading, checked=False):
+    """The folder, under a release's lib/, of one variant of the libraries."""
+    return f"wasm-{threading}" + ("-checked" if checked else "")
+
+
+def library_file(kind, threading, checked=False):
+    """The path, under a release's lib/, of libwasmscale-KIND.a (alloc or fs) of a variant."""
+    return f"{variant_folder(threading, checked and kind == 'alloc')}/libwasmscale-{kind}.a"
+
+
+# emcc arguments that link wasmscale's allocator: emcc's own malloc out of the way.
+ALLOC_ARGUMENTS = ["-sMALLOC=none"]
+
+
+def fs_arguments(share):
+    """emcc arguments that link wasmscale's file system (besides libwasmscale-fs.a itself)."""
+    emscripten = f"{share}/src/platform/emscripten"
+    return [
+        # runtime.js first: the others name the runtime helpers through it.
+        f"--js-library={emscripten}/runtime.js",
+        f"--js-library={emscripten}/console.js",
+        f"--js-library={emscripten}/host.js",
+        # The OPFS worker's JS is emitted only into programs that link the OPFS client.
+        f"--js-library={emscripten}/opfs.js",
+        f"--js-library={emscripten}/opfs_worker.js",
+        # Node workers that do not close descriptors other threads share.
+        f"--pre-js={emscripten}/node_workers.pre.js",
+        # The JS API (Module.wasmscaleFS); its C half is pulled from the library.
+        f"--post-js={share}/src/fs/js/api.js", "-Wl,--undefined=ws_js_alloc",
+    ]
+
+
+# Backends a program can mount at run time (ws_fs_mount, Module.wasmscaleFS.mount) beyond the
+# memory backend, which is always there: each is linked only when its symbol is asked for.
+BACKENDS = {"host": "ws_fs_host_backend", "opfs": "ws_fs_opfs_backend"}
+
+
+def backend_argument(name):
+    return f"-Wl,--undefined={BACKENDS[name]}"
+
+
+# The files, relative to SHARE, that programs built by the driver need at link time: the
+# install step copies these (with the driver and tools/) into PREFIX/share/wasmscale.
+SUPPORT_FILES = [
+    "src/platform/emscripten/runtime.js", "src/platform/emscripten/console.js",
+    "src/platform/emscripten/host.js", "src/platform/emscripten/opfs.js",
+    "src/platform/emscripten/opfs_worker.js", "src/platform/emscripten/node_workers.pre.js",
+    "src/fs/js/api.js", "src/fs/js/preload.js",
+    # --malloc=mimalloc with releases that lack their own: built on first use (peers/mimalloc).
+    "peers/mimalloc/build.sh", "peers/mimalloc/fetch.sh", "peers/mimalloc/glue.c",
+    "src/platform/emscripten/sbrk.c",
+]
