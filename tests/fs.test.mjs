@@ -12,7 +12,7 @@ import { BROWSER_TITLE, ROOT, browserRunner, run, runWasm } from './helpers.mjs'
 import { expectOutput, fsPrograms } from './fs/programs.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-fs-'));
-const { linux, core, wasm } = fsPrograms(scratch);
+const { linux, core, wasm, plain } = fsPrograms(scratch);
 
 const CONFORMANCE = /conformance: (\d+) cases, 0 failed/;
 const cases = (result) => Number(CONFORMANCE.exec(result.stdout)?.[1]);
@@ -98,6 +98,34 @@ test('JS API: the host writes inputs, reads outputs and sees errno codes while p
 test(`JS API in ${BROWSER_TITLE}`, async () => {
   const result = await inBrowser(jsApiProgram());
   for (const line of JS_API_LINES) expectOutput(result, line);
+});
+
+// Emscripten's FS API: one script (tests/fs/emscripten_api.pre.js) against the JS file system
+// and against wasmscale's, each with a host directory of its own to mount with NODEFS.
+test('Emscripten\'s FS API: one script gives the same results with Emscripten\'s JS file system and with wasmscale\'s', () => {
+  const flags = ['-O2', '--pre-js', path.join(ROOT, 'tests', 'fs', 'emscripten_api.pre.js')];
+  const programs = {
+    js: plain('emscripten_api', 'js', ['--fs=js', '-sFORCE_FILESYSTEM', '-lnodefs.js', ...flags]),
+    wasmscale: plain('emscripten_api', 'wasmscale', ['--fs=wasmscale', '--backend=host', ...flags]),
+  };
+  const outputs = {};
+  for (const [name, program] of Object.entries(programs)) {
+    const hostDir = fs.mkdtempSync(path.join(scratch, `emscripten-api-${name}-`));
+    fs.writeFileSync(path.join(hostDir, 'from-host.txt'), 'written by the host');
+    const result = runWasm(program, [], { env: { ...process.env, WS_HOST_DIR: hostDir } });
+    assert.equal(result.status, 0, `${name}: ${result.stdout}${result.stderr}`.slice(-4000));
+    outputs[name] = result.stdout;
+  }
+  assert.equal(outputs.wasmscale, outputs.js);
+  const lines = outputs.js.trim().split('\n');
+  assert.ok(lines.length >= 45, `every call reported: ${lines.length} lines`);
+  for (const expected of ['preRun file: "written in preRun"', 'readlink: "/work/pre.txt"', 'syncfs callback: null',
+                          'main: /host/from-script.txt: written through NODEFS', 'main: /pkg/data/packed.txt: packed by createDataFile',
+                          'host file seen by Node: "written through NODEFS"']) {
+    assert.ok(lines.includes(expected), `"${expected}" in:\n${outputs.js}`);
+  }
+  assert.ok(lines.indexOf('syncfs callback: null') < lines.indexOf('syncfs returned: true'),
+            'the callback comes before syncfs returns, as with Emscripten\'s MEMFS and NODEFS');
 });
 
 test('console: lines from 4 threads arrive whole, and the unfinished last line at exit', () => {

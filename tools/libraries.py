@@ -47,8 +47,10 @@ def fs_arguments(share):
         f"--js-library={emscripten}/opfs_worker.js",
         # Node workers that do not close descriptors other threads share.
         f"--pre-js={emscripten}/node_workers.pre.js",
-        # The JS API (Module.wasmscaleFS); its C half is pulled from the library.
+        # The JS API (Module.wasmscaleFS; its C half is pulled from the library), and
+        # Emscripten's FS API on top of it.
         f"--post-js={share}/src/fs/js/api.js", "-Wl,--undefined=ws_js_alloc",
+        f"--post-js={share}/src/fs/js/emscripten_fs.js",
     ]
 
 
@@ -67,7 +69,7 @@ SUPPORT_FILES = [
     "src/platform/emscripten/runtime.js", "src/platform/emscripten/console.js",
     "src/platform/emscripten/host.js", "src/platform/emscripten/opfs.js",
     "src/platform/emscripten/opfs_worker.js", "src/platform/emscripten/node_workers.pre.js",
-    "src/fs/js/api.js", "src/fs/js/preload.js",
+    "src/fs/js/api.js", "src/fs/js/emscripten_fs.js", "src/fs/js/preload.js",
     # --malloc=mimalloc with releases that lack their own: built on first use (peers/mimalloc).
     "peers/mimalloc/build.sh", "peers/mimalloc/fetch.sh", "peers/mimalloc/glue.c",
     "src/platform/emscripten/sbrk.c",

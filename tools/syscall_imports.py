@@ -244,7 +244,9 @@ def wasm_imports(path):
     return names
 
 
-JS_FILE_SYSTEM = re.compile(r"\bMEMFS\b|\bFS\.mkdir|\bSYSCALLS\.getStreamFromFD")
+# The JS file system's own internals (wasmscale's FS API has Emscripten's public names: FS.mkdir, MEMFS).
+JS_FILE_SYSTEM = re.compile(r"\bMEMFS\.(ops_table|createNode)\b|\bFS\.(lookupPath|createNode|mknod)\b|"
+                            r"\bSYSCALLS\.getStreamFromFD")
 
 
 def check(toolchain):

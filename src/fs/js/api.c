@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <emscripten/emscripten.h>
 
 #include "../core.h"
@@ -151,6 +153,74 @@ API int ws_js_readdir(const char *path, char **data) {
   }
   *data = list.buffer;
   return (int)list.length;
+}
+
+// ----- for Emscripten's FS API (emscripten_fs.js): links, attributes, descriptors ------------
+// Sizes, offsets and times cross as doubles: exact up to 2^53, and a double is a double under
+// every Emscripten ABI, where a 64-bit integer is a pair of i32 in some and a BigInt in others.
+
+API int ws_js_symlink(const char *target, const char *path) { return ws_fs_symlinkat(target, WS_AT_FDCWD, path); }
+
+// The link's target in a new buffer (*data); returns its length.
+API int ws_js_readlink(const char *path, char **data) {
+  *data = malloc(PATH_MAX);
+  if (*data == NULL) return -ENOMEM;
+  int length = ws_fs_readlinkat(WS_AT_FDCWD, path, *data, PATH_MAX);
+  if (length < 0) {
+    free(*data);
+    *data = NULL;
+  }
+  return length;
+}
+
+API int ws_js_chmod(const char *path, uint32_t mode, int follow) {
+  return ws_fs_fchmodat(WS_AT_FDCWD, path, mode, follow ? 0 : AT_SYMLINK_NOFOLLOW);
+}
+
+static struct timespec from_ms(double ms) {
+  double seconds = ms / 1e3;
+  struct timespec time = {.tv_sec = (time_t)seconds};
+  if ((double)time.tv_sec > seconds) time.tv_sec--;  // toward minus infinity: nsec stays >= 0
+  time.tv_nsec = (long)((ms - (double)time.tv_sec * 1e3) * 1e6);
+  if (time.tv_nsec > 999999999) time.tv_nsec = 999999999;
+  return time;
+}
+
+API int ws_js_utime(const char *path, double atime_ms, double mtime_ms) {
+  struct timespec times[2] = {from_ms(atime_ms), from_ms(mtime_ms)};
+  return ws_fs_utimensat(WS_AT_FDCWD, path, times, 0);
+}
+
+API int ws_js_truncate(const char *path, double size) {
+  return size < 0 || size > 9007199254740992.0 ? -EINVAL : ws_fs_truncate(path, (int64_t)size);
+}
+
+API int ws_js_open(const char *path, int flags, uint32_t mode) { return ws_fs_openat(WS_AT_FDCWD, path, flags, mode); }
+API int ws_js_close(int fd) { return ws_fs_close(fd); }
+
+// read or write of `length` bytes at `data`, at `position` (< 0: the descriptor's position,
+// which then moves); the bytes done, or -errno.
+API double ws_js_transfer(int fd, void *data, size_t length, double position, int writing) {
+  struct iovec part = {.iov_base = data, .iov_len = length};
+  int64_t offset = position < 0 ? -1 : (int64_t)position;
+  return (double)(writing ? ws_fs_writev(fd, &part, 1, offset) : ws_fs_readv(fd, &part, 1, offset));
+}
+
+API double ws_js_llseek(int fd, double offset, int whence) { return (double)ws_fs_lseek(fd, (int64_t)offset, whence); }
+
+API int ws_js_chdir(const char *path) { return ws_fs_chdir(path); }
+
+// The working directory in a new buffer (*data); returns its length without the zero.
+API int ws_js_getcwd(char **data) {
+  *data = malloc(PATH_MAX);
+  if (*data == NULL) return -ENOMEM;
+  int length = ws_fs_getcwd(*data, PATH_MAX);
+  if (length < 0) {
+    free(*data);
+    *data = NULL;
+    return length;
+  }
+  return length - 1;
 }
 
 // The symbolic name of an errno value ("ENOENT"), for the exceptions api.js throws; NULL for

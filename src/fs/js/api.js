@@ -9,10 +9,17 @@
 //       programs that link that backend, 'host' (Node; options: the host directory) or
 //       'opfs' (browsers; options: a directory in the origin's OPFS, default its root)
 //   Module.wasmscaleFS.sync([path])   one file, or every open file, to its backend
+//   Module.wasmscaleFS.symlink(target, path), readlink(path) -> string, chmod(path, mode),
+//       utimes(path, atimeMs, mtimeMs), truncate(path, length), cwd() -> string, chdir(path)
+//   Module.wasmscaleFS.open(path, flags[, mode]) -> fd   flags: the O_* numbers of the program's libc
+//   Module.wasmscaleFS.read(fd, buffer, offset, length[, position]) -> bytes read into buffer
+//       (a typed array) at offset; write(fd, buffer, offset, length[, position]) -> bytes
+//       written; without a position, at the descriptor's, which moves
+//   Module.wasmscaleFS.llseek(fd, offset, whence) -> new position; close(fd)
 // Each call runs synchronously in Wasm on the calling thread (no proxying), so it works while
 // pthreads use the same files. A failure throws an Error whose `code` is the errno's name
-// ('ENOENT') and `errno` its number, as Node's fs does. Module.FS is the same object unless
-// the program defines another, so code written for Emscripten's FS.writeFile keeps working.
+// ('ENOENT') and `errno` its number, as Node's fs does. Emscripten's own FS API, on top of
+// this one, is emscripten_fs.js's.
 // Linked with --post-js by bin/wasmscale-cc --fs=wasmscale; it calls only the exports of
 // api.c and the glue's wasmMemory, which every Emscripten release since 3.1 provides.
 (function() {
@@ -70,19 +77,31 @@
   }
   // Calls that hand back a buffer: result is its length, *out its address.
   function takeBuffer(name, path, what) {
-    return withPath(path, function(pathPointer) {
-      var out = call('ws_js_alloc', 4);
-      try {
-        var length = check(call(name, pathPointer, out), what);
-        var data = new DataView(wasmMemory.buffer).getUint32(out, true);
-        var copy = bytes().slice(data, data + length);
-        call('ws_js_free', data);
-        return copy;
-      } finally {
-        call('ws_js_free', out);
-      }
-    });
+    return withPath(path, function(pathPointer) { return takeBufferOf(name, [pathPointer], what); });
   }
+  function takeBufferOf(name, args, what) {
+    var out = call('ws_js_alloc', 4);
+    try {
+      var length = check(call.apply(null, [name].concat(args, [out])), what);
+      var data = new DataView(wasmMemory.buffer).getUint32(out, true);
+      var copy = bytes().slice(data, data + length);
+      call('ws_js_free', data);
+      return copy;
+    } finally {
+      call('ws_js_free', out);
+    }
+  }
+  function decode(data) { return new TextDecoder().decode(data); }
+  // The part of a typed array read or write names, as bytes.
+  function byteRange(buffer, offset, length, what) {
+    if (!ArrayBuffer.isView(buffer)) throw new TypeError('wasmscaleFS.' + what + ': buffer must be a typed array');
+    var view = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    if (offset < 0 || length < 0 || offset + length > view.length) {
+      throw failure(-28 /* EINVAL */, what + ': offset ' + offset + ' and length ' + length + ' outside a buffer of ' + view.length);
+    }
+    return view.subarray(offset, offset + length);
+  }
+  function position(value) { return value === undefined || value === null ? -1 : value; }
 
   function makeStat(values) {
     var names = ['dev', 'ino', 'mode', 'nlink', 'uid', 'gid', 'rdev', 'size', 'blksize', 'blocks'];
@@ -163,13 +182,48 @@
     sync: function(path) {
       withPath(path === undefined ? '' : path, function(p) { check(call('ws_js_sync', p), 'sync ' + (path || '')); });
     },
+    symlink: function(target, path) {
+      withPath(target, function(t) {
+        withPath(path, function(p) { check(call('ws_js_symlink', t, p), 'symlink ' + path + ' to ' + target); });
+      });
+    },
+    readlink: function(path) { return decode(takeBuffer('ws_js_readlink', path, 'readlink ' + path)); },
+    chmod: function(path, mode) {
+      withPath(path, function(p) { check(call('ws_js_chmod', p, mode, 1), 'chmod ' + path); });
+    },
+    utimes: function(path, atimeMs, mtimeMs) {
+      withPath(path, function(p) { check(call('ws_js_utime', p, +atimeMs, +mtimeMs), 'utimes ' + path); });
+    },
+    truncate: function(path, length) {
+      withPath(path, function(p) { check(call('ws_js_truncate', p, length === undefined ? 0 : +length), 'truncate ' + path); });
+    },
+    cwd: function() { return decode(takeBufferOf('ws_js_getcwd', [], 'cwd')); },
+    chdir: function(path) { withPath(path, function(p) { check(call('ws_js_chdir', p), 'chdir ' + path); }); },
+    open: function(path, flags, mode) {
+      return withPath(path, function(p) {
+        return check(call('ws_js_open', p, flags | 0, mode === undefined ? 438 : mode), 'open ' + path);
+      });
+    },
+    close: function(fd) { check(call('ws_js_close', fd), 'close ' + fd); },
+    read: function(fd, buffer, offset, length, at) {
+      var target = byteRange(buffer, offset, length, 'read');
+      var pointer = call('ws_js_alloc', length);
+      if (!pointer) throw failure(-48 /* ENOMEM */, 'read into Wasm memory');
+      try {
+        var done = check(call('ws_js_transfer', fd, pointer, length, position(at), 0), 'read ' + fd);
+        target.set(bytes().subarray(pointer, pointer + done));
+        return done;
+      } finally {
+        call('ws_js_free', pointer);
+      }
+    },
+    write: function(fd, buffer, offset, length, at) {
+      return withBytes(byteRange(buffer, offset, length, 'write'), function(pointer) {
+        return check(call('ws_js_transfer', fd, pointer, length, position(at), 1), 'write ' + fd);
+      });
+    },
+    llseek: function(fd, offset, whence) { return check(call('ws_js_llseek', fd, +offset, whence | 0), 'llseek ' + fd); },
   };
 
   Module['wasmscaleFS'] = api;
-  // Read the descriptor, not the property: a debug build puts an "FS was not exported" getter
-  // or function there that aborts when used.
-  var existing = Object.getOwnPropertyDescriptor(Module, 'FS');
-  if (!existing || !existing.value || typeof existing.value.writeFile !== 'function') {
-    Object.defineProperty(Module, 'FS', { value: api, configurable: true, writable: true, enumerable: true });
-  }
 })();
