@@ -43,6 +43,9 @@ test('unknown or missing option values are one-line errors with status 2', () =>
     expectUsageError([...form, 'x.c'], /'-sFORCE_FILESYSTEM(=1|=true)?' needs Emscripten's JS file system/);
   }
   expectUsageError(['--preload-file'], /--preload-file needs a value: SRC\[@DST\]/);
+  expectUsageError(['--exclude-file'], /--exclude-file needs a value: PATTERN/);
+  expectUsageError(['-sLZ4', '--preload-file', 'x@/x', 'x.c'], /'-sLZ4' decompresses packaged files inside Emscripten's JS file system/);
+  expectUsageError(['--use-preload-plugins', 'x.c'], /'--use-preload-plugins' decodes packaged images and audio for Emscripten's JS/);
   expectUsageError(['--backend=nfs', 'x.c'], /unknown --backend value 'nfs': expected one of host/);
   expectUsageError(['--fs=js', '--backend=host', 'x.c'], /--backend needs --fs=wasmscale/);
   expectUsageError(['--fs=wasmscale', '-lnodefs.js', 'x.c'], /'-lnodefs.js' needs Emscripten's JS file system/);

@@ -39,7 +39,7 @@ export const BROWSER_TITLE = TITLES[BROWSER];
 
 // The headless browser for a test file: started before its tests, closed after them, serving
 // the programs in programDir. Returns inBrowser(programJs, args), which resolves to runWasm's
-// shape ({ status, stdout, stderr }) with the page's console lines as stdout.
+// shape ({ status, stdout, stderr }) with the page's console lines as stdout, and has .page.
 export function browserRunner(programDir) {
   let host;
   before(async () => {
@@ -49,8 +49,11 @@ export function browserRunner(programDir) {
   after(async () => {
     await host?.close();
   });
-  return async function inBrowser(programJs, args = []) {
+  async function inBrowser(programJs, args = []) {
     const { lines, exitCode } = await host.run(programJs, args, { timeoutMs: 120000 });
     return { status: exitCode, stdout: lines.join('\n') + '\n', stderr: '' };
-  };
+  }
+  // inBrowser.page(pageFile, ready, read): an .html in programDir opened itself (BrowserHost.inspect).
+  inBrowser.page = (pageFile, ready, read) => host.inspect(pageFile, ready, read, { timeoutMs: 120000 });
+  return inBrowser;
 }

@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import libraries  # noqa: E402
 import toolchain as toolchains  # noqa: E402
 
-DRIVER_TOOLS = ["tools/libraries.py", "tools/packaging.py", "tools/toolchain.py"]
+DRIVER_TOOLS = ["tools/libraries.py", "tools/packaged_files.py", "tools/toolchain.py"]
 SHARE = "share/wasmscale"
 LIBRARIES = "lib/wasmscale"
 

@@ -69,7 +69,7 @@ SUPPORT_FILES = [
     "src/platform/emscripten/runtime.js", "src/platform/emscripten/console.js",
     "src/platform/emscripten/host.js", "src/platform/emscripten/opfs.js",
     "src/platform/emscripten/opfs_worker.js", "src/platform/emscripten/node_workers.pre.js",
-    "src/fs/js/api.js", "src/fs/js/emscripten_fs.js", "src/fs/js/preload.js",
+    "src/fs/js/api.js", "src/fs/js/emscripten_fs.js",
     # --malloc=mimalloc with releases that lack their own: built on first use (peers/mimalloc).
     "peers/mimalloc/build.sh", "peers/mimalloc/fetch.sh", "peers/mimalloc/glue.c",
     "src/platform/emscripten/sbrk.c",

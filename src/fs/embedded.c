@@ -1,28 +1,32 @@
-// Embedded files: what `wasmscale-cc --embed-file` compiled into the program (a generated
-// object holding ws_fs_embedded_table, see tools/packaging.py) becomes files and directories
+// Embedded files: what `--embed-file` compiled into the program becomes files and directories
 // of the memory root when the file system builds it, before main and on whichever thread
-// touches a file first. The table stays in the module's data; the files are copies, so the
-// program may change or remove them like any other.
+// touches a file first. The object comes from the Emscripten release's own file packager
+// (its tools/file_packager.py --obj-output, run by bin/wasmscale-cc): file data in the module's
+// data, and a table of (path, size, data) entries ended by a null path. The files are copies,
+// so the program may change or remove them like any other.
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
 
-// The layout the driver generates (tools/packaging.py writes the same declarations).
+// The layout file_packager.py writes (for wasm32: pointer, 32-bit size, pointer).
 typedef struct ws_embedded_entry {
-  const char *path;           // absolute, in the virtual tree
-  const unsigned char *data;  // NULL for a directory
-  size_t size;
+  const char *path;  // absolute, in the virtual tree
+  uint32_t size;
+  const unsigned char *data;
 } ws_embedded_entry;
 
-typedef struct ws_embedded_table {
-  size_t count;
-  const ws_embedded_entry *entries;  // directories before what they hold
-} ws_embedded_table;
+// Where the table is. 3.1.6's object exports it by name (weak here: a program built without
+// --embed-file has none, and its address is NULL). Later releases' keep it local and hand it,
+// from a constructor that runs before any other code, to _emscripten_fs_load_embedded_files
+// (Emscripten's JS file system copies the files in there), which only notes it: the file
+// system makes the files itself when it builds its root.
+extern const ws_embedded_entry __emscripten_embedded_file_data[] __attribute__((weak));
+static const ws_embedded_entry *handed_table;
 
-// Weak: a program built without --embed-file has no table (its address is NULL).
-extern const ws_embedded_table ws_fs_embedded_table __attribute__((weak));
+void _emscripten_fs_load_embedded_files(const void *table) { handed_table = table; }
 
 static int create_file(const ws_embedded_entry *entry) {
   char parent[WS_PATH_MAX];
@@ -36,11 +40,10 @@ static int create_file(const ws_embedded_entry *entry) {
 }
 
 void ws_fs_create_embedded_files(void) {
-  const ws_embedded_table *table = &ws_fs_embedded_table;
+  const ws_embedded_entry *table = handed_table != NULL ? handed_table : __emscripten_embedded_file_data;
   if (table == NULL) return;
-  for (size_t i = 0; i < table->count; i++) {
-    const ws_embedded_entry *entry = &table->entries[i];
-    int error = entry->data == NULL ? ws_make_dirs(entry->path, 0755) : create_file(entry);
+  for (const ws_embedded_entry *entry = table; entry->path != NULL; entry++) {
+    int error = create_file(entry);
     if (error != 0) {  // reported, not fatal: the program runs without that file
       char message[WS_PATH_MAX + 64];
       snprintf(message, sizeof message, "wasmscale: --embed-file %s: %s\n", entry->path, strerror(-error));

@@ -28,6 +28,19 @@ export class BrowserHost {
     await this.server?.close();
   }
 
+  // Opens a page of the program folder itself (an emcc-made .html, with its own shell), waits
+  // until ready() holds in it, and returns what read() gives there.
+  async inspect(pageFile, ready, read, { timeoutMs }) {
+    const page = await this.browser.newPage();
+    try {
+      await page.goto(`${this.server.origin}/programs/${pageFile}`);
+      await this.browser.waitFor(page, ready, timeoutMs);
+      return await page.evaluate(read);
+    } finally {
+      await page.close();
+    }
+  }
+
   async run(programJs, args, { timeoutMs }) {
     const page = await this.browser.newPage();
     const lines = [];

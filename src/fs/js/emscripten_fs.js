@@ -10,7 +10,8 @@
 //   buffer, offset, length[, position]), llseek, close,
 //   mount(type, options, mountpoint) with MEMFS, NODEFS ({root: host directory}; programs
 //   linked with the host backend) or OPFS ({root: OPFS directory}; the OPFS backend), unmount,
-//   syncfs([populate, ]callback), createPath, createDataFile, createPreloadedFile.
+//   syncfs([populate, ]callback), createPath, createDataFile, createPreloadedFile; and on
+//   Module, the FS_* names and run dependencies emcc's file packager calls.
 // A failure throws FS.ErrnoError with `errno` (the program's errno number) and `code`
 // ('ENOENT'), as Emscripten's does. Before the runtime starts (preRun), calls that change
 // files are queued until it does (below).
@@ -340,6 +341,17 @@ var FS, MEMFS, NODEFS, OPFS;
   OPFS = { wasmscaleType: 'opfs' };
   api.filesystems = { MEMFS: MEMFS, NODEFS: NODEFS, OPFS: OPFS };
   FS = api;
+  // What emcc's file packager (tools/packaged_files.py) and Emscripten's own code call on
+  // Module, as Emscripten exports them; set by descriptor over any aborting "not exported" stub.
+  var exports = { FS_createPath: api.createPath, FS_createDataFile: api.createDataFile,
+                  FS_createPreloadedFile: api.createPreloadedFile, FS_unlink: api.unlink };
+  if (typeof addRunDependency === 'function') {
+    exports.addRunDependency = addRunDependency;
+    exports.removeRunDependency = removeRunDependency;
+  }
+  for (var exported in exports) {
+    Object.defineProperty(Module, exported, { value: exports[exported], configurable: true, writable: true, enumerable: true });
+  }
   // Read the descriptor, not the property: a debug build puts an "FS was not exported" getter
   // or function there that aborts when used. A program's own Module.FS is left alone.
   var existing = Object.getOwnPropertyDescriptor(Module, 'FS');

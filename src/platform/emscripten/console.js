@@ -35,7 +35,10 @@ mergeInto(LibraryManager.library, {
     },
   },
   $wasmscaleConsole__postset: 'wasmscaleConsole.handler("print"); wasmscaleConsole.handler("printErr");',
-  _wasmscale_console_write__deps: ['$wasmscaleConsole'],
+  // Every program with wasmscale's file system links the console, so the console brings the run
+  // dependencies that its FS API (emscripten_fs.js: createPreloadedFile, and emcc's file
+  // packager through Module) holds main back with until files have arrived.
+  _wasmscale_console_write__deps: ['$wasmscaleConsole'].concat(wasmscaleRuntime(['addRunDependency', 'removeRunDependency'])),
   _wasmscale_console_write__sig: 'viii',
   _wasmscale_console_write: function(stream, data, length) {
     // A copy: Node and TextDecoder do not accept views of shared memory.
