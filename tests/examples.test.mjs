@@ -55,6 +55,7 @@ test('the indexer on Node over a host directory: the index it writes there is ex
   const dir = makeCorpus();
   const expected = expectedIndex(dir);
   for (const threads of ['1', '4']) {
+    fs.rmSync(path.join(dir, 'INDEX.txt'), { force: true });  // each run writes its own
     const result = run(process.execPath, [path.join(ROOT, 'examples/indexer/index-host-dir.mjs'), dir, threads]);
     assert.equal(result.status, 0, result.stdout + result.stderr);
     assert.match(result.stdout, new RegExp(`indexer: 40 files, \\d+ bytes, \\d+ distinct words, ${threads} threads`));

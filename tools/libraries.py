@@ -51,6 +51,8 @@ def fs_arguments(share):
         # Emscripten's FS API on top of it.
         f"--post-js={share}/src/fs/js/api.js", "-Wl,--undefined=ws_js_alloc",
         f"--post-js={share}/src/fs/js/emscripten_fs.js",
+        # flock reaches the file system's locks instead of libc's stub (src/fs/syscalls/libc.c).
+        "-Wl,--wrap=flock",
     ]
 
 

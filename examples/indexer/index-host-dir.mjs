@@ -5,8 +5,9 @@
 //
 //   usage: node examples/indexer/index-host-dir.mjs DIR [THREADS]
 //
-// The program is built once into build/emscripten-VERSION/examples/ (again when indexer.c
-// changes) with `wasmscale-cc --mount=/corpus=.`, so /corpus is the working directory it starts
+// The program is built on each run into build/emscripten-VERSION/examples/ (a second or two;
+// the driver brings wasmscale's libraries up to date first, so the program never lags behind
+// them) with `wasmscale-cc --mount=/corpus=.`, so /corpus is the working directory it starts
 // in; this script starts it in DIR.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,7 +21,6 @@ const SOURCE = path.join(HERE, 'indexer.c');
 const PROGRAM = path.join(wasmBuildDir(), 'examples', 'indexer-host.js');
 
 function build() {
-  if (fs.existsSync(PROGRAM) && fs.statSync(PROGRAM).mtimeMs >= fs.statSync(SOURCE).mtimeMs) return;
   fs.mkdirSync(path.dirname(PROGRAM), { recursive: true });
   const flags = ['--malloc=wasmscale', '--fs=wasmscale', '--mount=/corpus=.', '-O2', '-pthread', '-sPROXY_TO_PTHREAD',
     '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=4', '-sALLOW_MEMORY_GROWTH=1', '-Wno-pthreads-mem-growth'];

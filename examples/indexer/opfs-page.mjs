@@ -5,8 +5,9 @@
 //
 //   usage: node examples/indexer/opfs-page.mjs [PORT]   then open the printed address
 //
-// The program is built once into build/emscripten-VERSION/examples/ (again when its sources
-// change) with `wasmscale-cc --mount=/corpus=opfs:indexer-corpus`, and served from 127.0.0.1 with the
+// The program is built on each start into build/emscripten-VERSION/examples/ (the driver brings
+// wasmscale's libraries up to date first, so the page never serves a program older than them)
+// with `wasmscale-cc --mount=/corpus=opfs:indexer-corpus`, and served from 127.0.0.1 with the
 // COOP/COEP headers that shared memory (threads) needs.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,17 +23,14 @@ const PROGRAM = path.join(PAGE_DIR, 'indexer-opfs.js');
 
 // Builds the program and copies the page beside it; returns the folder to serve.
 export function build() {
-  const sources = [path.join(HERE, 'indexer.c'), path.join(HERE, 'opfs.html')];
-  const built = fs.existsSync(PROGRAM) ? fs.statSync(PROGRAM).mtimeMs : 0;
-  if (sources.some((source) => fs.statSync(source).mtimeMs > built)) {
-    fs.mkdirSync(PAGE_DIR, { recursive: true });
-    const flags = ['--malloc=wasmscale', '--fs=wasmscale', '--mount=/corpus=opfs:indexer-corpus', '-O2', '-pthread',
-      '-sPROXY_TO_PTHREAD', '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=8', '-sALLOW_MEMORY_GROWTH=1',
-      '-Wno-pthreads-mem-growth', '-sINVOKE_RUN=0', '-sEXPORTED_RUNTIME_METHODS=callMain'];
-    const result = spawnSync(path.join(ROOT, 'bin', 'wasmscale-cc'), [...flags, sources[0], '-o', PROGRAM], { stdio: 'inherit' });
-    if (result.status !== 0) throw new Error(`building ${PROGRAM} failed`);
-    fs.copyFileSync(sources[1], path.join(PAGE_DIR, 'index.html'));
-  }
+  fs.mkdirSync(PAGE_DIR, { recursive: true });
+  const flags = ['--malloc=wasmscale', '--fs=wasmscale', '--mount=/corpus=opfs:indexer-corpus', '-O2', '-pthread',
+    '-sPROXY_TO_PTHREAD', '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=8', '-sALLOW_MEMORY_GROWTH=1',
+    '-Wno-pthreads-mem-growth', '-sINVOKE_RUN=0', '-sEXPORTED_RUNTIME_METHODS=callMain'];
+  const source = path.join(HERE, 'indexer.c');
+  const result = spawnSync(path.join(ROOT, 'bin', 'wasmscale-cc'), [...flags, source, '-o', PROGRAM], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`building ${PROGRAM} failed`);
+  fs.copyFileSync(path.join(HERE, 'opfs.html'), path.join(PAGE_DIR, 'index.html'));
   return PAGE_DIR;
 }
 

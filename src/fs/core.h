@@ -40,6 +40,7 @@ int64_t ws_fs_lseek(int fd, int64_t offset, int whence);
 int ws_fs_dup(int fd);
 int ws_fs_dup3(int fd, int new_fd, int flags);  // flags: O_CLOEXEC; dup2 when new_fd == fd is the caller's
 int ws_fs_fcntl(int fd, int command, intptr_t argument);
+int ws_fs_flock(int fd, int operation);  // LOCK_SH, LOCK_EX or LOCK_UN, with LOCK_NB
 int ws_fs_ftruncate(int fd, int64_t size);
 int ws_fs_truncate(const char *path, int64_t size);
 int ws_fs_fsync(int fd);

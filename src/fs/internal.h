@@ -300,6 +300,7 @@ int ws_fd_set_flags(int fd, int fd_flags);
 // ----- record locks (locks.c) ---------------------------------------------------------------
 struct flock;
 int ws_locks_fcntl(ws_file *file, int command, struct flock *request);
+int ws_locks_flock(ws_file *file, int operation);  // LOCK_SH, LOCK_EX, LOCK_UN, | LOCK_NB
 void ws_locks_release(ws_node *node, uint64_t owner);  // a description's locks (last close)
 void ws_locks_release_process(ws_node *node);          // the process's (any close of the file)
 

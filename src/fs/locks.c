@@ -1,14 +1,18 @@
-// Record locks (fcntl F_GETLK/F_SETLK/F_SETLKW and the open-file-description F_OFD_* forms).
+// Record locks (fcntl F_GETLK/F_SETLK/F_SETLKW and the open-file-description F_OFD_* forms),
+// and flock's whole-file locks.
 //
 // All threads of a Wasm program are one process, so classic POSIX locks never conflict with
 // each other (exactly as on Linux) and go away when any descriptor of the file is closed.
 // Locks that work *between threads* are the OFD locks: owned by one open description, they
 // conflict with every other description's locks and with the process's. Rare calls, so one
-// mutex and one condition variable serve all files.
+// mutex and one condition variable serve all files. flock's locks belong to an open
+// description too, cover the whole file and, as on Linux, never meet fcntl's: each kind of
+// lock conflicts only with its own kind.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -16,34 +20,45 @@
 #define PROCESS_OWNER 1  // descriptions' owners are their addresses, never 1
 #define TO_END UINT64_MAX
 
+typedef enum { RECORD_LOCK, FLOCK_LOCK, ANY_LOCK } ws_lock_kind;
+
 typedef struct ws_record_lock {
   struct ws_record_lock *next;
   uint64_t owner;
   uint64_t start, end;  // inclusive
   short type;           // F_RDLCK or F_WRLCK
+  ws_lock_kind kind;    // RECORD_LOCK or FLOCK_LOCK
 } ws_record_lock;
 
 static pthread_mutex_t locks_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t locks_changed = PTHREAD_COND_INITIALIZER;
 
-static bool conflicts(const ws_record_lock *held, uint64_t owner, short type, uint64_t start, uint64_t end) {
-  return held->owner != owner && held->start <= end && start <= held->end &&
-         (held->type == F_WRLCK || type == F_WRLCK);
+typedef struct ws_lock_request {
+  uint64_t owner;
+  ws_lock_kind kind;
+  short type;  // F_RDLCK, F_WRLCK or F_UNLCK
+  uint64_t start, end;
+} ws_lock_request;
+
+static bool conflicts(const ws_record_lock *held, const ws_lock_request *request) {
+  return held->kind == request->kind && held->owner != request->owner && held->start <= request->end &&
+         request->start <= held->end && (held->type == F_WRLCK || request->type == F_WRLCK);
 }
 
-static ws_record_lock *first_conflict(ws_node *node, uint64_t owner, short type, uint64_t start, uint64_t end) {
+static ws_record_lock *first_conflict(ws_node *node, const ws_lock_request *request) {
   for (ws_record_lock *held = node->locks; held != NULL; held = held->next) {
-    if (conflicts(held, owner, type, start, end)) return held;
+    if (conflicts(held, request)) return held;
   }
   return NULL;
 }
 
-// Removes `owner`'s locks in [start, end], splitting ranges that stick out. Needs at most one
-// spare record (a split of one range in two); returns false if that could not be allocated.
-static bool carve(ws_node *node, uint64_t owner, uint64_t start, uint64_t end, ws_record_lock **spare) {
+// Removes `owner`'s locks of `kind` (ANY_LOCK: both) in [start, end], splitting ranges that
+// stick out. Needs at most one spare record (a split of one range in two).
+static void carve(ws_node *node, uint64_t owner, ws_lock_kind kind, uint64_t start, uint64_t end,
+                  ws_record_lock **spare) {
   for (ws_record_lock **link = &node->locks; *link != NULL;) {
     ws_record_lock *held = *link;
-    if (held->owner != owner || held->end < start || end < held->start) {
+    if (held->owner != owner || (kind != ANY_LOCK && held->kind != kind) || held->end < start || end < held->start) {
       link = &held->next;
       continue;
     }
@@ -54,7 +69,7 @@ static bool carve(ws_node *node, uint64_t owner, uint64_t start, uint64_t end, w
       tail->start = end + 1;
       held->end = start - 1;
       held->next = tail;
-      return true;
+      return;
     }
     if (held->start < start) {
       held->end = start - 1;
@@ -67,13 +82,12 @@ static bool carve(ws_node *node, uint64_t owner, uint64_t start, uint64_t end, w
     }
     link = &held->next;
   }
-  return true;
 }
 
 void ws_locks_release(ws_node *node, uint64_t owner) {
   pthread_mutex_lock(&locks_lock);
   if (node->locks != NULL) {
-    carve(node, owner, 0, TO_END, &(ws_record_lock *){NULL});
+    carve(node, owner, ANY_LOCK, 0, TO_END, &(ws_record_lock *){NULL});
     pthread_cond_broadcast(&locks_changed);
   }
   pthread_mutex_unlock(&locks_lock);
@@ -109,6 +123,40 @@ static int lock_range(ws_file *file, const struct flock *request, uint64_t *star
   return 0;
 }
 
+// Sets or clears `request` (waiting first for conflicting locks to go, when `wait`): 0, or
+// -EAGAIN (a conflict, not waiting), -ENOLCK (no memory for the records).
+static int set_lock(ws_node *node, const ws_lock_request *request, bool wait) {
+  ws_record_lock *spare = malloc(sizeof *spare), *added = request->type != F_UNLCK ? malloc(sizeof *added) : NULL;
+  if (spare == NULL || (request->type != F_UNLCK && added == NULL)) {
+    free(spare);
+    free(added);
+    return -ENOLCK;
+  }
+  int error = 0;
+  pthread_mutex_lock(&locks_lock);
+  ws_record_lock *blocker = request->type == F_UNLCK ? NULL : first_conflict(node, request);
+  while (blocker != NULL && wait) {
+    pthread_cond_wait(&locks_changed, &locks_lock);
+    blocker = first_conflict(node, request);
+  }
+  if (blocker != NULL) {
+    error = -EAGAIN;
+  } else {
+    carve(node, request->owner, request->kind, request->start, request->end, &spare);
+    if (added != NULL) {
+      *added = (ws_record_lock){.next = node->locks, .owner = request->owner, .start = request->start,
+                                .end = request->end, .type = request->type, .kind = request->kind};
+      node->locks = added;
+      added = NULL;
+    }
+    pthread_cond_broadcast(&locks_changed);
+  }
+  pthread_mutex_unlock(&locks_lock);
+  free(spare);
+  free(added);
+  return error;
+}
+
 int ws_locks_fcntl(ws_file *file, int command, struct flock *request) {
   bool ofd = command == F_OFD_GETLK || command == F_OFD_SETLK || command == F_OFD_SETLKW;
   bool get = command == F_GETLK || command == F_OFD_GETLK, wait = command == F_SETLKW || command == F_OFD_SETLKW;
@@ -117,47 +165,29 @@ int ws_locks_fcntl(ws_file *file, int command, struct flock *request) {
   if (type != F_RDLCK && type != F_WRLCK && type != F_UNLCK) return -EINVAL;
   int access = atomic_load(&file->flags) & O_ACCMODE;
   if (!get && ((type == F_RDLCK && access == O_WRONLY) || (type == F_WRLCK && access == O_RDONLY))) return -EBADF;
-  uint64_t start, end, owner = ofd ? file->lock_owner : PROCESS_OWNER;
-  int error = lock_range(file, request, &start, &end);
+  ws_lock_request wanted = {.owner = ofd ? file->lock_owner : PROCESS_OWNER, .kind = RECORD_LOCK, .type = type};
+  int error = lock_range(file, request, &wanted.start, &wanted.end);
   if (error != 0) return error;
-  ws_node *node = file->node;
-  ws_record_lock *spare = malloc(sizeof *spare), *added = type != F_UNLCK ? malloc(sizeof *added) : NULL;
-  if (spare == NULL || (type != F_UNLCK && added == NULL)) {
-    free(spare);
-    free(added);
-    return -ENOLCK;
-  }
+  if (!get) return set_lock(file->node, &wanted, wait);
   pthread_mutex_lock(&locks_lock);
-  ws_record_lock *blocker = type == F_UNLCK ? NULL : first_conflict(node, owner, type, start, end);
-  if (get) {
-    if (blocker == NULL) {
-      request->l_type = F_UNLCK;
-    } else {
-      request->l_type = blocker->type;
-      request->l_whence = SEEK_SET;
-      request->l_start = (off_t)blocker->start;
-      request->l_len = blocker->end == TO_END ? 0 : (off_t)(blocker->end - blocker->start + 1);
-      request->l_pid = blocker->owner == PROCESS_OWNER ? getpid() : -1;
-    }
+  ws_record_lock *blocker = type == F_UNLCK ? NULL : first_conflict(file->node, &wanted);
+  if (blocker == NULL) {
+    request->l_type = F_UNLCK;
   } else {
-    while (blocker != NULL && wait) {
-      pthread_cond_wait(&locks_changed, &locks_lock);
-      blocker = first_conflict(node, owner, type, start, end);
-    }
-    if (blocker != NULL) {
-      error = -EAGAIN;
-    } else {
-      carve(node, owner, start, end, &spare);
-      if (added != NULL) {
-        *added = (ws_record_lock){.next = node->locks, .owner = owner, .start = start, .end = end, .type = type};
-        node->locks = added;
-        added = NULL;
-      }
-      pthread_cond_broadcast(&locks_changed);
-    }
+    request->l_type = blocker->type;
+    request->l_whence = SEEK_SET;
+    request->l_start = (off_t)blocker->start;
+    request->l_len = blocker->end == TO_END ? 0 : (off_t)(blocker->end - blocker->start + 1);
+    request->l_pid = blocker->owner == PROCESS_OWNER ? getpid() : -1;
   }
   pthread_mutex_unlock(&locks_lock);
-  free(spare);
-  free(added);
-  return error;
+  return 0;
+}
+
+int ws_locks_flock(ws_file *file, int operation) {
+  int kind = operation & ~LOCK_NB;
+  short type = kind == LOCK_SH ? F_RDLCK : kind == LOCK_EX ? F_WRLCK : kind == LOCK_UN ? F_UNLCK : -1;
+  if (type == -1) return -EINVAL;
+  ws_lock_request wanted = {.owner = file->lock_owner, .kind = FLOCK_LOCK, .type = type, .start = 0, .end = TO_END};
+  return set_lock(file->node, &wanted, (operation & LOCK_NB) == 0);
 }

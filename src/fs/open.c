@@ -129,6 +129,14 @@ int ws_fs_dup3(int fd, int new_fd, int flags) {
   return ws_fd_install_at(file, new_fd, (flags & O_CLOEXEC) ? WS_FD_CLOEXEC : 0);
 }
 
+int ws_fs_flock(int fd, int operation) {
+  ws_file *file = ws_fd_get(fd);
+  if (file == NULL) return -EBADF;
+  int result = ws_locks_flock(file, operation);
+  ws_file_unref(file);
+  return result;
+}
+
 int ws_fs_fcntl(int fd, int command, intptr_t argument) {
   switch (command) {
     case F_GETFD: {

@@ -23,6 +23,7 @@ enum { SLOTS_PER_THREAD = 200, TRANSFERS = 1000, MAX_THREADS = 32 };
 static int thread_count = 4, rounds = 10, scale = 100;
 static _Atomic(uintptr_t) transfer[TRANSFERS];
 static _Atomic int corrupt_blocks;
+static _Atomic int failed_mallocs;  // every size here (at most 1 MiB) must be served
 static _Atomic int threads_done;
 
 typedef struct header {
@@ -50,7 +51,10 @@ static size_t pick_size(uint64_t *random) {
 static header *make_block(uint64_t *random) {
   size_t size = pick_size(random);
   header *block = WS(malloc)(size);
-  if (block == NULL) return NULL;
+  if (block == NULL) {
+    atomic_fetch_add(&failed_mallocs, 1);
+    return NULL;
+  }
   block->size = size;
   block->cookie = next_random(random);
   unsigned char *bytes = (unsigned char *)(block + 1);
@@ -128,6 +132,7 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < TRANSFERS; i++) check_and_free((header *)atomic_exchange(&transfer[i], 0));
   CHECK(atomic_load(&corrupt_blocks) == 0);
+  CHECK(atomic_load(&failed_mallocs) == 0);
   printf("stress (%d threads, %d rounds, scale %d): ", thread_count, rounds, scale);
   return check_summary("stress");
 }

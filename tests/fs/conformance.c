@@ -15,7 +15,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/stat.h>
+#include <sys/file.h>
 #include <sys/statfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -140,6 +142,71 @@ static void io_cases(void) {
 }
 
 // ----- dup, fcntl, record locks, ioctl -------------------------------------------------------
+// Holds an open file description's write lock on bytes 0-9 for a moment, marks that it lets
+// go, and lets go: a waiter that gets the lock can only get it after the mark.
+static _Atomic int lock_released;
+static void *hold_then_release(void *fd) {
+  usleep(50000);
+  lock_released = 1;
+  struct flock unlock = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 10};
+  fcntl(*(int *)fd, F_OFD_SETLK, &unlock);
+  return NULL;
+}
+
+static void *hold_flock_then_release(void *fd) {
+  usleep(50000);
+  lock_released = 1;
+  flock(*(int *)fd, LOCK_UN);
+  return NULL;
+}
+
+// Where a description other than `fd`'s finds a lock on byte `at`: "start length" of the lock
+// in its way, or "free".
+static const char *lock_at(int fd, off_t at) {
+  static char text[64];
+  struct flock probe = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = at, .l_len = 1};
+  if (fcntl(fd, F_OFD_GETLK, &probe) != 0) return "error";
+  if (probe.l_type == F_UNLCK) return "free";
+  snprintf(text, sizeof text, "%lld %lld", (long long)probe.l_start, (long long)probe.l_len);
+  return text;
+}
+
+static void lock_cases(void) {
+  put_file("locked", "0123456789abcdef");
+  int holder = open("locked", O_RDWR), waiter = open("locked", O_RDWR);
+  struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 10};
+  fcntl(holder, F_OFD_SETLK, &whole);
+  struct flock middle = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 3, .l_len = 4};
+  fcntl(holder, F_OFD_SETLK, &middle);
+  char seen[200];
+  snprintf(seen, sizeof seen, "%s", lock_at(waiter, 1));
+  snprintf(seen + strlen(seen), sizeof seen - strlen(seen), ", %s", lock_at(waiter, 5));
+  snprintf(seen + strlen(seen), sizeof seen - strlen(seen), ", %s", lock_at(waiter, 8));
+  CASE("fcntl", "unlocking the middle of a lock leaves both ends locked", seen, "0 3, free, 7 3");
+  fcntl(holder, F_OFD_SETLK, &whole);
+  lock_released = 0;
+  pthread_t thread;
+  pthread_create(&thread, NULL, hold_then_release, &holder);
+  int waited = fcntl(waiter, F_OFD_SETLKW, &whole);
+  CASE("fcntl", "F_OFD_SETLKW waits for the holder to let go", TEXT("%d %d", waited, lock_released), "0 1");
+  pthread_join(thread, NULL);
+  close(waiter);
+  close(holder);
+  holder = open("locked", O_RDONLY);
+  waiter = open("locked", O_RDONLY);
+  flock(holder, LOCK_EX);
+  CASE("flock", "LOCK_EX|LOCK_NB while another description holds it", N(flock(waiter, LOCK_EX | LOCK_NB)), "EAGAIN");
+  CASE("flock", "LOCK_SH|LOCK_NB while another description holds LOCK_EX", N(flock(waiter, LOCK_SH | LOCK_NB)),
+       "EAGAIN");
+  lock_released = 0;
+  pthread_create(&thread, NULL, hold_flock_then_release, &holder);
+  waited = flock(waiter, LOCK_EX);
+  CASE("flock", "LOCK_EX waits for the holder to let go", TEXT("%d %d", waited, lock_released), "0 1");
+  pthread_join(thread, NULL);
+  close(waiter);
+  close(holder);
+}
+
 static void descriptor_cases(void) {
   put_file("dup", "abcdef");
   int fd = open("dup", O_RDONLY), copy = dup(fd);
@@ -351,6 +418,16 @@ static void pipe_cases(void) {
   CASE("poll", "revents of a pipe with data", TEXT("%d", ready.revents), TEXT("%d", POLLIN));
   CASE("read", "from the pipe", READ_FD(fds[0]), "ping");
   CASE("poll", "an empty pipe, no wait", N(poll(&ready, 1, 0)), "0");
+  CASE("poll", "an empty pipe, 20 ms", N(poll(&ready, 1, 20)), "0");
+  fd_set readable;
+  FD_ZERO(&readable);
+  FD_SET(fds[0], &readable);
+  CASE("select", "an empty pipe, 20 ms", N(select(fds[0] + 1, &readable, NULL, NULL, &(struct timeval){0, 20000})), "0");
+  write(fds[1], "x", 1);
+  FD_SET(fds[0], &readable);
+  int selected = select(fds[0] + 1, &readable, NULL, NULL, &(struct timeval){1, 0});
+  CASE("select", "a pipe with data", TEXT("%d %d", selected, FD_ISSET(fds[0], &readable) != 0), "1 1");
+  read(fds[0], (char[4]){0}, 1);
   CASE("lseek", "a pipe", N(lseek(fds[0], 0, SEEK_SET)), "ESPIPE");
   CASE("pread", "a pipe", N(pread(fds[0], (char[4]){0}, 1, 0)), "ESPIPE");
   fcntl(fds[0], F_SETFL, O_NONBLOCK);
@@ -423,6 +500,7 @@ int main(void) {
   open_cases();
   io_cases();
   descriptor_cases();
+  lock_cases();
   name_cases();
   attribute_cases();
   directory_cases();

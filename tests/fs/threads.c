@@ -153,9 +153,23 @@ int main(int argc, char **argv) {
       failures++;
       break;
     }
+    // One thread's appends land in its order: its records carry rounds 0, 1, 2...
+    int round;
+    memcpy(&round, record, sizeof round);
+    if (threads <= 26 && round != counts[me]) {
+      printf("threads: thread %d's record %d carries round %d\n", me, counts[me], round);
+      failures++;
+      break;
+    }
     counts[me]++;
   }
   t_close(fd);
+  for (int t = 0; t < threads && threads <= 26; t++) {
+    if (counts[t] != rounds) {
+      printf("threads: thread %d has %d records in the common file, expected %d\n", t, counts[t], rounds);
+      failures++;
+    }
+  }
   if (size != (long long)threads * rounds * RECORD) {
     printf("threads: the common file has %lld bytes, expected %lld\n", size, (long long)threads * rounds * RECORD);
     failures++;

@@ -31,3 +31,10 @@ int fallocate(int fd, int mode, off_t offset, off_t length) {
 }
 
 void sync(void) { ws_fs_sync_all(); }
+
+// BSD flock, which Emscripten's libc answers with a stub that reports success and locks nothing.
+// 3.1.6 defines that stub in the object with getpwnam and chroot, so a definition named flock
+// would clash as soon as a program calls one of those: programs link with -Wl,--wrap=flock
+// (tools/libraries.py), which sends their calls here.
+int __wrap_flock(int fd, int operation);
+int __wrap_flock(int fd, int operation) { return set_errno(ws_fs_flock(fd, operation)); }
