@@ -49,7 +49,7 @@ test('unknown or missing option values are one-line errors with status 2', () =>
   expectUsageError(['--backend=nfs', 'x.c'], /unknown --backend value 'nfs': expected one of host/);
   expectUsageError(['--fs=js', '--backend=host', 'x.c'], /--backend needs --fs=wasmscale/);
   expectUsageError(['--fs=wasmscale', '-lnodefs.js', 'x.c'], /'-lnodefs.js' needs Emscripten's JS file system/);
-  expectUsageError(['-lidbfs.js', 'x.c'], /'-lidbfs.js' needs Emscripten's JS file system/);
+  expectUsageError(['-lidbfs.js', 'x.c'], /'-lidbfs.js' needs Emscripten's JS file system.*FS.mount\(IDBFS, \.\.\.\) takes --backend=opfs/);
   expectUsageError(['--malloc=wasmscale', '-fsanitize=leak,undefined', 'x.c'],
                    /--malloc=wasmscale cannot be combined with -fsanitize=leak, whose runtime brings its own malloc/);
 });

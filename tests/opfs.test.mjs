@@ -1,5 +1,6 @@
 // The OPFS backend in a headless browser (tests/fs/opfs.c; Chromium, or Firefox with
-// WASMSCALE_BROWSER=firefox, named in each test's title): files survive a page reload, 4
+// WASMSCALE_BROWSER=firefox, named in each test's title): files survive a page reload (also
+// through Emscripten's IDBFS pattern, tests/fs/idbfs.c), 4
 // threads on their own files and on one shared file, the main thread itself calling OPFS
 // (it spins instead of sleeping: no deadlock), a pthread using OPFS while the main thread
 // spins in Wasm or waits in pthread_join (no hang: nothing waits on the main thread), a full quota gives ENOSPC without losing what
@@ -27,6 +28,9 @@ function build(name, extra) {
 
 before(async () => {
   build('proxied', ['-sPROXY_TO_PTHREAD']);
+  const idbfs = run(DRIVER, [...FLAGS.slice(0, -1), '-sPROXY_TO_PTHREAD', '--pre-js', path.join(ROOT, 'tests', 'fs', 'idbfs.pre.js'),
+                             path.join(ROOT, 'tests', 'fs', 'idbfs.c'), '-o', path.join(scratch, 'idbfs.js')]);
+  assert.equal(idbfs.status, 0, idbfs.stderr);
   build('main-thread', []);  // main() on the page's main thread
   browser = await launchBrowser();
   server = await startServer({ '/programs/': scratch, '/harness/': path.join(ROOT, 'bench', 'runner', 'hosts') });
@@ -94,6 +98,14 @@ test(`files written, fsynced and renamed survive a page reload in ${BROWSER_TITL
   await page.reload();  // the program is still running, with two files open
   assertExit(await exited, /persist: checked after reload/);
 }));
+
+test(`Emscripten's IDBFS pattern (mount in preRun, syncfs) keeps files across page loads, in OPFS, in ${BROWSER_TITLE}`,
+  () => inNewPage(async (page) => {
+    const first = await runInPage(page, 'idbfs', []);
+    assertExit(first, /^idbfs: run 1, synced yes$/m);
+    assert.ok(first.includes('idbfs: populated, null'), first.join('\n'));
+    assertExit(await runInPage(page, 'idbfs', []), /^idbfs: run 2, synced yes$/m);
+  }));
 
 test(`4 threads write their own files and append to one shared file in ${BROWSER_TITLE}`, () => inNewPage(async (page) => {
   assertExit(await runInPage(page, 'proxied', ['threads', '4']), /threads: 4 threads/);

@@ -48,6 +48,9 @@ Module.onRuntimeInitialized = function() {
   hostExpectError('EISDIR', 'unlink of a directory', function() { fs.unlink('/input'); });
   hostExpectError('EISDIR', 'writeFile onto a directory', function() { fs.writeFile('/input', 'x'); });
   hostExpectError('ENOENT', 'rename of a missing file', function() { fs.rename('/input/missing', '/input/x'); });
+  // Numbers C cannot take as integers are refused, not converted (NaN would trap in Wasm).
+  hostExpectError('EINVAL', 'utimes with a NaN time', function() { fs.utimes('/input/data.bin', NaN, 0); });
+  hostExpectError('EINVAL', 'truncate to an infinite length', function() { fs.truncate('/input/data.bin', Infinity); });
   // A NUL inside a path would cut it short in C and name another file: refused, as by Node's fs.
   hostExpectError('EINVAL', 'readFile of a path holding a NUL', function() { fs.readFile('/input/greeting.txt\0/../x'); });
   hostExpectError('EINVAL', 'writeFile to a path holding a NUL', function() { fs.writeFile('/input/new.txt\0x', 'x'); });

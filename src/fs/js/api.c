@@ -186,13 +186,17 @@ static struct timespec from_ms(double ms) {
   return time;
 }
 
+// A number that converts to an integer exactly and without trapping: finite, within ±2^53.
+static bool within_2_53(double value) { return value == value && value <= 9007199254740992.0 && value >= -9007199254740992.0; }
+
 API int ws_js_utime(const char *path, double atime_ms, double mtime_ms) {
+  if (!within_2_53(atime_ms) || !within_2_53(mtime_ms)) return -EINVAL;
   struct timespec times[2] = {from_ms(atime_ms), from_ms(mtime_ms)};
   return ws_fs_utimensat(WS_AT_FDCWD, path, times, 0);
 }
 
 API int ws_js_truncate(const char *path, double size) {
-  return size < 0 || size > 9007199254740992.0 ? -EINVAL : ws_fs_truncate(path, (int64_t)size);
+  return !within_2_53(size) || size < 0 ? -EINVAL : ws_fs_truncate(path, (int64_t)size);
 }
 
 API int ws_js_open(const char *path, int flags, uint32_t mode) { return ws_fs_openat(WS_AT_FDCWD, path, flags, mode); }

@@ -9,14 +9,15 @@
 //   isFile/isDir/isLink(mode), open(path, flags[, mode]) -> stream, read/write(stream,
 //   buffer, offset, length[, position]), llseek, close,
 //   mount(type, options, mountpoint) with MEMFS, NODEFS ({root: host directory}; programs
-//   linked with the host backend) or OPFS ({root: OPFS directory}; the OPFS backend), unmount,
+//   linked with the host backend), OPFS ({root: OPFS directory}) or IDBFS (the OPFS directory
+//   idbfs/MOUNTPOINT: browsers' persistent files; both need the OPFS backend), unmount,
 //   syncfs([populate, ]callback), createPath, createDataFile, createPreloadedFile; and on
 //   Module, the FS_* names and run dependencies emcc's file packager calls.
 // A failure throws FS.ErrnoError with `errno` (the program's errno number) and `code`
 // ('ENOENT'), as Emscripten's does. Before the runtime starts (preRun), calls that change
 // files are queued until it does (below).
 // Linked with --post-js after api.js by bin/wasmscale-cc --fs=wasmscale.
-var FS, MEMFS, NODEFS, OPFS;
+var FS, MEMFS, NODEFS, OPFS, IDBFS;
 (function() {
   var ws = Module['wasmscaleFS'];
   // The program's open(2) flags (Emscripten's libc numbers them as Linux's generic ABI).
@@ -39,14 +40,16 @@ var FS, MEMFS, NODEFS, OPFS;
   ErrnoError.prototype = Object.create(Error.prototype);
   ErrnoError.prototype.constructor = ErrnoError;
 
-  // Runs action, turning wasmscaleFS's errors into ErrnoError.
+  // wasmscaleFS's errors as ErrnoError; others as they are.
+  function asErrnoError(e) {
+    return typeof e.errno === 'number' && !(e instanceof ErrnoError) ? new ErrnoError(e.errno, e.code, e.message) : e;
+  }
   function errnoErrors(action) {
     return function() {
       try {
         return action.apply(null, arguments);
       } catch (e) {
-        if (typeof e.errno === 'number' && !(e instanceof ErrnoError)) throw new ErrnoError(e.errno, e.code, e.message);
-        throw e;
+        throw asErrnoError(e);
       }
     };
   }
@@ -142,11 +145,14 @@ var FS, MEMFS, NODEFS, OPFS;
     return found;
   }
 
-  function mountOptions(type, options) {
+  function mountOptions(type, options, mountpoint) {
     if (type === NODEFS) {
       if (!options || typeof options.root !== 'string') throw new Error('FS.mount(NODEFS, {root: HOST_DIR}, mountpoint): root is missing');
       return options.root;
     }
+    // IDBFS keeps a mount's files in a database named after its mount point; here, in an OPFS
+    // directory named after it, written as they change (syncfs has nothing left to do).
+    if (type === IDBFS) return 'idbfs/' + String(mountpoint).replace(/^\/+|\/+$/g, '');
     return type === OPFS && options && options.root ? String(options.root) : undefined;
   }
 
@@ -162,7 +168,7 @@ var FS, MEMFS, NODEFS, OPFS;
     try {
       if (!populate) ws.sync();
     } catch (e) {
-      error = e;
+      error = asErrnoError(e);
     }
     if (callback) callback(error);
   }
@@ -180,11 +186,11 @@ var FS, MEMFS, NODEFS, OPFS;
 
   // Before the runtime has started (in preRun, where Emscripten's own FS already works, and
   // where its file packager writes), the Wasm file system cannot run: the main thread's runtime
-  // state is set up later. Calls that only change files are queued then and made in order as
-  // the runtime starts, before main; calls that answer (readFile, stat, open...) throw, naming
-  // the hook to use instead.
+  // state is set up later. Calls that only change files (and syncfs, whose callback then comes
+  // as the queue runs) are queued then and made in order as the runtime starts, before main;
+  // calls that answer (readFile, stat, open...) throw, naming the hook to use instead.
   var CHANGES = ['writeFile', 'mkdir', 'mkdirTree', 'unlink', 'rmdir', 'rename', 'symlink', 'chmod', 'utime',
-                 'truncate', 'chdir', 'mount', 'unmount', 'createPath', 'createDataFile'];
+                 'truncate', 'chdir', 'mount', 'unmount', 'createPath', 'createDataFile', 'syncfs'];
   var queued = null;
   function started() {
     return typeof runtimeInitialized === 'undefined' || runtimeInitialized ||
@@ -278,8 +284,8 @@ var FS, MEMFS, NODEFS, OPFS;
     },
     llseek: function(stream, offset, whence) { return ws.llseek(stream.fd, offset, whence); },
     mount: function(type, options, mountpoint) {
-      if (!type || !type.wasmscaleType) throw new Error('FS.mount: the type must be one of MEMFS, NODEFS, OPFS');
-      ws.mount(mountpoint, type.wasmscaleType, mountOptions(type, options));
+      if (!type || !type.wasmscaleType) throw new Error('FS.mount: the type must be one of MEMFS, NODEFS, OPFS, IDBFS');
+      ws.mount(mountpoint, type.wasmscaleType, mountOptions(type, options, mountpoint));
     },
     unmount: function(mountpoint) { ws.unmount(mountpoint); },
     syncfs: syncfs,
@@ -339,7 +345,8 @@ var FS, MEMFS, NODEFS, OPFS;
   MEMFS = { wasmscaleType: 'memory' };
   NODEFS = { wasmscaleType: 'host' };
   OPFS = { wasmscaleType: 'opfs' };
-  api.filesystems = { MEMFS: MEMFS, NODEFS: NODEFS, OPFS: OPFS };
+  IDBFS = { wasmscaleType: 'opfs' };
+  api.filesystems = { MEMFS: MEMFS, NODEFS: NODEFS, OPFS: OPFS, IDBFS: IDBFS };
   FS = api;
   // What emcc's file packager (tools/packaged_files.py) and Emscripten's own code call on
   // Module, as Emscripten exports them; set by descriptor over any aborting "not exported" stub.
