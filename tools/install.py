@@ -72,9 +72,7 @@ def install_driver(dest):
 def install_libraries(dest, built, release):
     """Every variant's libraries, all of which must have been built: a partial install would
     let a consumer find a variant and then fail to link it."""
-    wanted = [libraries.library_file(kind, threading, checked)
-              for threading, checked in libraries.VARIANTS.values()
-              for kind in ("alloc", "fs") if kind == "alloc" or not checked]
+    wanted = libraries.all_library_files()
     missing = [name for name in wanted if not os.path.isfile(os.path.join(built, name))]
     if missing:
         raise SystemExit(f"install: {', '.join(missing)} not built in {built}: run `make libs` first")

@@ -30,6 +30,12 @@ def library_file(kind, threading, checked=False):
     return f"{variant_folder(threading, checked and kind == 'alloc')}/libwasmscale-{kind}.a"
 
 
+def all_library_files():
+    """Every library file of a release, each once (the variants share their file system)."""
+    return list(dict.fromkeys(library_file(kind, threading, checked) for threading, checked in VARIANTS.values()
+                              for kind in ("alloc", "fs")))
+
+
 # emcc arguments that link wasmscale's allocator: emcc's own malloc out of the way.
 ALLOC_ARGUMENTS = ["-sMALLOC=none"]
 
