@@ -83,6 +83,11 @@ Module.onRuntimeInitialized = function() {
   show('analyzePath in a missing directory', analyzed('/nowhere/none.txt'));
   show('analyzePath through a link', analyzed('/work/link'));
   show('analyzePath of the link itself', analyzed('/work/link', true));
+  FS.mkdir('/work/deeper');
+  FS.symlink('../pre.txt', '/work/deeper/relative');
+  show('analyzePath through a relative link', analyzed('/work/deeper/relative'));
+  FS.unlink('/work/deeper/relative');
+  FS.rmdir('/work/deeper');
   show('analyzePath of the root', analyzed('/'));
 
   var stream = FS.open('/work/stream.bin', 'w+');

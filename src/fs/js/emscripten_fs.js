@@ -108,9 +108,11 @@ var FS, MEMFS, NODEFS, OPFS, IDBFS;
       var info = ws.lstat(candidate);
       if (info.isSymbolicLink() && (follow || !last)) {
         if (++links > 40) throw new ErrnoError(ELOOP, 'ELOOP', 'too many symbolic links in ' + path);
+        // Start over on the target and what followed the link: from the root for an absolute
+        // target, else from the link's directory, whose names `done` holds.
         var target = ws.readlink(candidate);
-        parts = (target.charAt(0) === '/' ? target.split('/') : done.concat(target.split('/'))).concat(parts.slice(i + 1));
-        if (target.charAt(0) === '/') done = [];
+        parts = (target.charAt(0) === '/' ? [] : done).concat(target.split('/'), parts.slice(i + 1));
+        done = [];
         i = -1;
         continue;
       }
