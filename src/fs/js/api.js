@@ -41,10 +41,15 @@
     while (heap[end]) end++;
     return new TextDecoder().decode(heap.slice(pointer, end));  // a copy: no shared views
   }
+  // `size` bytes of linear memory (free with ws_js_free), or ENOMEM naming `what`.
+  function allocate(size, what) {
+    var pointer = call('ws_js_alloc', size);
+    if (!pointer) throw failure(-48 /* ENOMEM in Emscripten's numbering */, what);
+    return pointer;
+  }
   // Copies `data` into linear memory (NUL-terminated), runs use(pointer, length), frees it.
   function withBytes(data, use) {
-    var length = data.length, pointer = call('ws_js_alloc', length + 1);
-    if (!pointer) throw failure(-48 /* ENOMEM in Emscripten's numbering */, 'copying into Wasm memory');
+    var length = data.length, pointer = allocate(length + 1, 'copying into Wasm memory');
     try {
       var heap = bytes();
       heap.set(data, pointer);
@@ -80,7 +85,7 @@
     return withPath(path, function(pathPointer) { return takeBufferOf(name, [pathPointer], what); });
   }
   function takeBufferOf(name, args, what) {
-    var out = call('ws_js_alloc', 4);
+    var out = allocate(4, what);
     try {
       var length = check(call.apply(null, [name].concat(args, [out])), what);
       var data = new DataView(wasmMemory.buffer).getUint32(out, true);
@@ -117,7 +122,7 @@
   }
   function stat(path, follow) {
     return withPath(path, function(pathPointer) {
-      var out = call('ws_js_alloc', 13 * 8);
+      var out = allocate(13 * 8, (follow ? 'stat ' : 'lstat ') + path);
       try {
         check(call('ws_js_stat', pathPointer, out, follow ? 1 : 0), (follow ? 'stat ' : 'lstat ') + path);
         return makeStat(Array.from(new Float64Array(wasmMemory.buffer, out, 13)));
@@ -207,8 +212,7 @@
     close: function(fd) { check(call('ws_js_close', fd), 'close ' + fd); },
     read: function(fd, buffer, offset, length, at) {
       var target = byteRange(buffer, offset, length, 'read');
-      var pointer = call('ws_js_alloc', length);
-      if (!pointer) throw failure(-48 /* ENOMEM */, 'read into Wasm memory');
+      var pointer = allocate(length, 'read into Wasm memory');
       try {
         var done = check(call('ws_js_transfer', fd, pointer, length, position(at), 0), 'read ' + fd);
         target.set(bytes().subarray(pointer, pointer + done));

@@ -63,6 +63,19 @@ var FS, MEMFS, NODEFS, OPFS, IDBFS;
     var base = typeof parent === 'string' ? parent : '/';
     return name ? (base.replace(/\/+$/, '') + '/' + name) : base;
   }
+  // The directories createPath(parent, path) makes, outermost first.
+  function directoriesOf(parent, path) {
+    var made = [];
+    path.split('/').forEach(function(part) {
+      if (part) made.push(join(made.length ? made[made.length - 1] : parent, part));
+    });
+    return made;
+  }
+  // What createPath returns: the innermost of them (the parent when there are none).
+  function createdPath(parent, path) {
+    var made = directoriesOf(parent, path);
+    return made.length ? made[made.length - 1] : join(parent);
+  }
   function bytesOf(data) {
     if (typeof data === 'string') return new TextEncoder().encode(data);
     if (data instanceof ArrayBuffer) return new Uint8Array(data);
@@ -219,10 +232,7 @@ var FS, MEMFS, NODEFS, OPFS, IDBFS;
       queued.push(function() { action.apply(null, args); });
       // What these return can be told without the file system: the path made.
       if (name === 'createDataFile') return join(args[0], args[1]);
-      if (name === 'createPath') {
-        return String(args[1]).split('/').reduce(function(at, part) { return part ? join(at, part) : at; },
-                                                  typeof args[0] === 'string' ? args[0] : '/');
-      }
+      if (name === 'createPath') return createdPath(args[0], String(args[1]));
     };
   }
 
@@ -292,17 +302,14 @@ var FS, MEMFS, NODEFS, OPFS, IDBFS;
     unmount: function(mountpoint) { ws.unmount(mountpoint); },
     syncfs: syncfs,
     createPath: function(parent, path) {
-      var current = typeof parent === 'string' ? parent : '/';
-      path.split('/').forEach(function(part) {
-        if (!part) return;
-        current = join(current, part);
+      directoriesOf(parent, path).forEach(function(directory) {
         try {
-          api.mkdir(current);
+          api.mkdir(directory);
         } catch (e) {
           // Exists already (or cannot be made: the next step says so), as Emscripten's does.
         }
       });
-      return current;
+      return createdPath(parent, path);
     },
     createDataFile: function(parent, name, data, canRead, canWrite) {
       var path = join(parent, name), mode = modeFor(canRead, canWrite);
