@@ -6,6 +6,7 @@
 #   make programs     only build the benchmark programs
 #   make libs         only build the wasmscale libraries (Wasm and native)
 #   make install PREFIX=DIR   install the drivers, headers, libraries, pkg-config and CMake files
+#   make mutation     mutation-test the suite (MUTATION_ARGS="--per-file N --seed S"; docs/testing.md)
 
 BUILD   := build
 WSCC    := bin/wasmscale-cc
@@ -27,7 +28,7 @@ BENCH_CFLAGS := -O2 -pthread -sEXIT_RUNTIME=1 -sPTHREAD_POOL_SIZE=6 -sALLOW_MEMO
                 -Wno-pthreads-mem-growth
 BENCH_HARNESS := bench/src/harness.c bench/src/harness.h
 
-.PHONY: all setup libs wasm-libs programs bench test install clean
+.PHONY: all setup libs wasm-libs programs bench test install mutation clean
 .DELETE_ON_ERROR:
 
 all: libs programs
@@ -164,6 +165,13 @@ test:
 	@$(MAKE) --no-print-directory libs programs
 	$(NODE_TEST) tests/
 	WASMSCALE_BROWSER=firefox $(NODE_TEST) --test-name-pattern="in Firefox" $(BROWSER_TESTS)
+
+# Mutants of the files where bugs cost most, each run against the tests that cover its file
+# (tools/mutation.py); the report goes to build/mutation/report.md.
+MUTATION_ARGS ?= --per-file 40 --seed 1
+mutation:
+	@scripts/setup.sh
+	$(BUILD)/venv/bin/python tools/mutation.py $(MUTATION_ARGS)
 
 clean:
 	rm -rf $(BUILD)

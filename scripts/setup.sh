@@ -5,6 +5,7 @@
 #          libclang-rt-14-dev, libmimalloc2.0 (the native reference allocator)
 #   npm:   playwright-core (Chromium) and puppeteer-core (Firefox), pinned in package-lock.json
 #   cargo: mimalloc's C sources are fetched later, on first use, by bin/wasmscale-cc
+#   pip:   universalmutator (tools/mutation.py), pinned, into build/venv
 #
 # `setup.sh toolchain` (run by `make install`) installs Debian's Emscripten only, and only when
 # no emcc is found ($EMCC, else emcc on PATH): installing the library needs nothing else.
@@ -46,11 +47,12 @@ command -v cargo >/dev/null || missing+=(cargo)
 [ -e /usr/lib/x86_64-linux-gnu/libmimalloc.so.2 ] || missing+=(libmimalloc2.0)  # native reference
 command -v cmake >/dev/null || missing+=(cmake)              # the install test's consumers
 command -v pkg-config >/dev/null || missing+=(pkgconf)
+python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)  # build/venv below
 
 if [ ${#missing[@]} -gt 0 ]; then
   install_missing
 else
-  say "Debian packages present (emscripten, chromium, firefox-esr, clang-14, libclang-rt-14-dev, cargo, libmimalloc2.0, cmake, pkgconf)"
+  say "Debian packages present (emscripten, chromium, firefox-esr, clang-14, libclang-rt-14-dev, cargo, libmimalloc2.0, cmake, pkgconf, python3-venv)"
 fi
 
 # Each pinned package at its locked version, else npm ci installs them all.
@@ -65,4 +67,16 @@ if [ ${#stale[@]} -gt 0 ]; then
   npm ci --no-audit --no-fund --loglevel=error
 else
   say "npm packages present (playwright-core $(installed playwright-core), puppeteer-core $(installed puppeteer-core))"
+fi
+
+# The mutation tester, in a virtual environment of the checkout's own (build/venv).
+mutator_version=1.14.1
+venv=build/venv
+have_mutator() { "$venv/bin/python" -c "import importlib.metadata as m; print(m.version('universalmutator'))" 2>/dev/null; }
+if [ "$(have_mutator)" != "$mutator_version" ] || [ ! -x "$venv/bin/mutate" ]; then
+  say "installing universalmutator $mutator_version with pip into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "universalmutator==$mutator_version"
+else
+  say "universalmutator $mutator_version present ($venv)"
 fi

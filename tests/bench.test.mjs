@@ -13,8 +13,9 @@ import { parseOutput } from '../bench/runner/protocol.mjs';
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-bench-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
+const out = path.join(scratch, 'results');
+
 test('quick suite: every configuration verifies on every host; JSON, report and charts are written', () => {
-  const out = path.join(scratch, 'results');
   const result = run(process.execPath, [path.join(ROOT, 'bench/runner/run.mjs'), '--quick', `--out=${out}`],
                      { cwd: ROOT, timeout: 600_000 });
   assert.equal(result.status, 0, result.stdout.slice(-3000) + result.stderr);
@@ -59,6 +60,23 @@ test('quick suite: every configuration verifies on every host; JSON, report and 
     const png = fs.readFileSync(path.join(charts, svg.replace(/\.svg$/, '.png')));
     assert.ok(png.length > 5000, `${svg} has a PNG with content`);
     assert.deepEqual([...png.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  }
+});
+
+// Targets met in every run so far by a margin far beyond this machine's noise (docs/benchmarks.md,
+// latest full run: 0.33× where 0.5× is the goal; 811× and 309× where 32× is) must be met even by
+// the quick suite's small runs: a verdict of "not met" there is a regression, not noise.
+const TARGETS_WITH_MARGIN = [
+  'code added to the .wasm ≤ half of what mimalloc adds',
+  'node: records on a pthread ≥ 32× faster than the JS FS',
+  'node: smallfile on a pthread ≥ 32× faster than the JS FS',
+];
+test('the quick suite\'s report meets the targets that have a wide margin', () => {
+  const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
+  for (const target of TARGETS_WITH_MARGIN) {
+    const row = report.split('\n').find((line) => line.startsWith(`| ${target} |`));
+    assert.ok(row, `the report has a row for "${target}"`);
+    assert.match(row, /\| met \|$/, row);
   }
 });
 

@@ -84,6 +84,25 @@ static void carve(ws_node *node, uint64_t owner, ws_lock_kind kind, uint64_t sta
   }
 }
 
+// Takes the owner's locks of the same kind and type that touch `lock` (which carve has left
+// apart from it) into `lock`, as Linux does: F_GETLK then reports the whole range.
+static void merge_neighbours(ws_node *node, ws_record_lock *lock) {
+  for (ws_record_lock **link = &node->locks; *link != NULL;) {
+    ws_record_lock *held = *link;
+    bool same = held->owner == lock->owner && held->kind == lock->kind && held->type == lock->type;
+    bool before = held->end != TO_END && held->end + 1 == lock->start;
+    bool after = lock->end != TO_END && lock->end + 1 == held->start;
+    if (!same || !(before || after)) {
+      link = &held->next;
+      continue;
+    }
+    if (before) lock->start = held->start;
+    if (after) lock->end = held->end;
+    *link = held->next;
+    free(held);
+  }
+}
+
 void ws_locks_release(ws_node *node, uint64_t owner) {
   pthread_mutex_lock(&locks_lock);
   if (node->locks != NULL) {
@@ -144,8 +163,10 @@ static int set_lock(ws_node *node, const ws_lock_request *request, bool wait) {
   } else {
     carve(node, request->owner, request->kind, request->start, request->end, &spare);
     if (added != NULL) {
-      *added = (ws_record_lock){.next = node->locks, .owner = request->owner, .start = request->start,
-                                .end = request->end, .type = request->type, .kind = request->kind};
+      *added = (ws_record_lock){.owner = request->owner, .start = request->start, .end = request->end,
+                                .type = request->type, .kind = request->kind};
+      merge_neighbours(node, added);
+      added->next = node->locks;
       node->locks = added;
       added = NULL;
     }

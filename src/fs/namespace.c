@@ -233,13 +233,13 @@ int ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const cha
     if (error == 0) {
       ws_node_touch(from.dir, true);
       ws_node_touch(to.dir, true);
+      ws_node_touch(source, false);  // a rename changes the moved node's ctime, as on Linux
       if (ws_is_dir(source)) {
         ws_rwlock_write(&source->lock);
         free(source->name);
         source->name = new_name;
         new_name = NULL;
         source->parent = to.dir;
-        ws_node_touch(source, false);
         ws_rwlock_unlock(&source->lock);
       }
       if (target != NULL) {

@@ -54,6 +54,8 @@ static inline char *t_getcwd(char *buffer, size_t size) { return fs_result(ws_fs
 #define t_openat(dirfd, path, flags, mode) fs_result(ws_fs_openat(dirfd, path, flags, mode))
 #define t_fsync(fd) fs_result(ws_fs_fsync(fd))
 #define t_lseek(fd, offset, whence) fs_result(ws_fs_lseek(fd, offset, whence))
+#define t_lock(fd, command, lock) fs_result(ws_fs_fcntl(fd, command, (intptr_t)(lock)))
+#define t_flock(fd, operation) fs_result(ws_fs_flock(fd, operation))
 #define t_link(from, to) fs_result(ws_fs_linkat(WS_AT_FDCWD, from, WS_AT_FDCWD, to, 0))
 #define t_readlink(path, buffer, size) fs_result(ws_fs_readlinkat(WS_AT_FDCWD, path, buffer, size))
 static inline long t_lstat(const char *path, ws_stat *out) {
@@ -92,6 +94,7 @@ typedef ws_stat t_stat_t;
 #define T_MTIME(info) ((info).mtime)
 #define T_MODE(info) ((info).mode)
 #define T_INO(info) ((info).ino)
+#define T_BLOCKS(info) ((info).blocks)
 #else
 static inline long t_pread(int fd, void *buffer, size_t length, long long offset) { return pread(fd, buffer, length, offset); }
 static inline long t_pwrite(int fd, const void *buffer, size_t length, long long offset) {
@@ -121,6 +124,8 @@ static inline long long t_ino(const char *path) {
 #define t_openat openat
 #define t_fsync fsync
 #define t_lseek lseek
+#define t_lock fcntl
+#define t_flock flock
 #define t_link link
 #define t_readlink readlink
 #define t_lstat lstat
@@ -145,6 +150,7 @@ typedef struct stat t_stat_t;
 #define T_MTIME(info) ((info).st_mtim)
 #define T_MODE(info) ((info).st_mode)
 #define T_INO(info) ((info).st_ino)
+#define T_BLOCKS(info) ((info).st_blocks)
 #endif
 
 // Entries of directory `path` called `name`, or (name NULL) those not starting with '.'; -1 on error.

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@ static void open_cases(void) {
   CASE("open", "a symlink loop", FD(open("loop-a", O_RDONLY)), "ELOOP");
   CASE("open", "a 256-byte name", FD(open(long_name(256), O_RDONLY)), "ENAMETOOLONG");
   CASE("open", "a 4096-byte path", FD(open(long_path(4096), O_RDONLY)), "ENAMETOOLONG");
+  CASE("open", "a 4095-byte path", FD(open(long_path(4095), O_RDONLY)), "ENOENT");
   CASE("open", "empty path", FD(open("", O_RDONLY)), "ENOENT");
   put_file("t", "hello");
   close(open("t", O_WRONLY | O_TRUNC));
@@ -183,6 +185,57 @@ static void lock_cases(void) {
   snprintf(seen + strlen(seen), sizeof seen - strlen(seen), ", %s", lock_at(waiter, 5));
   snprintf(seen + strlen(seen), sizeof seen - strlen(seen), ", %s", lock_at(waiter, 8));
   CASE("fcntl", "unlocking the middle of a lock leaves both ends locked", seen, "0 3, free, 7 3");
+  CASE("fcntl", "locking a range again over its owner's pieces", N(fcntl(holder, F_OFD_SETLK, &whole)), "0");
+  CASE("fcntl", "the pieces and the new lock are one", lock_at(waiter, 5), "0 10");
+  struct flock head = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 3};
+  struct flock tail = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 8, .l_len = 2};
+  fcntl(holder, F_OFD_SETLK, &head);
+  fcntl(holder, F_OFD_SETLK, &tail);
+  snprintf(seen, sizeof seen, "%s, %s, %s", lock_at(waiter, 1), lock_at(waiter, 5), lock_at(waiter, 9));
+  CASE("fcntl", "unlocking the start and the end of a lock keeps the rest", seen, "free, 3 5, free");
+  struct flock left = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 3};
+  fcntl(holder, F_OFD_SETLK, &left);
+  CASE("fcntl", "a lock beside its owner's lock of the same type merges with it", lock_at(waiter, 1), "0 8");
+  struct flock right = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 8, .l_len = 2};
+  fcntl(holder, F_OFD_SETLK, &right);
+  CASE("fcntl", "and so does one after it", lock_at(waiter, 9), "0 10");
+  struct flock shared = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 10};
+  CASE("fcntl", "its owner turns a write lock into a read lock", N(fcntl(holder, F_OFD_SETLK, &shared)), "0");
+  struct flock reading = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 4, .l_len = 1};
+  int asked = fcntl(waiter, F_OFD_GETLK, &reading);
+  CASE("fcntl", "F_OFD_GETLK for a read lock beside a read lock",
+       TEXT("%d %s", asked, reading.l_type == F_UNLCK ? "F_UNLCK" : "locked"), "0 F_UNLCK");
+  struct flock writing = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 4, .l_len = 1};
+  fcntl(waiter, F_OFD_GETLK, &writing);
+  CASE("fcntl", "F_OFD_GETLK names the holder's type, whence, pid and range",
+       TEXT("%s %d %d %lld %lld", writing.l_type == F_RDLCK ? "F_RDLCK" : "other", writing.l_whence, writing.l_pid,
+            (long long)writing.l_start, (long long)writing.l_len), "F_RDLCK 0 -1 0 10");
+  struct flock to_end = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 20, .l_len = 0};
+  fcntl(holder, F_OFD_SETLK, &to_end);
+  CASE("fcntl", "a lock of length 0 reaches past the end of the file", lock_at(waiter, 100000), "20 0");
+  struct flock backwards = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 16, .l_len = -3};
+  CASE("fcntl", "a negative length", N(fcntl(holder, F_OFD_SETLK, &backwards)), "0");
+  snprintf(seen, sizeof seen, "%s, %s", lock_at(waiter, 13), lock_at(waiter, 16));
+  CASE("fcntl", "a negative length locks the bytes before l_start", seen, "13 3, free");
+  struct flock from_end = {.l_type = F_WRLCK, .l_whence = SEEK_END, .l_start = 1, .l_len = 2};
+  fcntl(holder, F_OFD_SETLK, &from_end);
+  CASE("fcntl", "SEEK_END counts from the file's size", lock_at(waiter, 17), "17 2");
+  lseek(holder, 11, SEEK_SET);
+  struct flock from_here = {.l_type = F_WRLCK, .l_whence = SEEK_CUR, .l_start = -1, .l_len = 1};
+  fcntl(holder, F_OFD_SETLK, &from_here);
+  CASE("fcntl", "SEEK_CUR counts from the position", lock_at(waiter, 10), "10 1");
+  struct flock before_zero = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 2, .l_len = -3};
+  CASE("fcntl", "a range that starts before byte 0", N(fcntl(holder, F_OFD_SETLK, &before_zero)), "EINVAL");
+  struct flock odd_type = {.l_type = 77, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+  CASE("fcntl", "an unknown lock type", N(fcntl(holder, F_OFD_SETLK, &odd_type)), "EINVAL");
+  struct flock odd_whence = {.l_type = F_WRLCK, .l_whence = 7, .l_start = 0, .l_len = 1};
+  CASE("fcntl", "an unknown l_whence", N(fcntl(holder, F_OFD_SETLK, &odd_whence)), "EINVAL");
+  struct flock with_pid = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1, .l_pid = 1};
+  CASE("fcntl", "F_OFD_SETLK with l_pid set", N(fcntl(holder, F_OFD_SETLK, &with_pid)), "EINVAL");
+  struct flock everything = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+  fcntl(holder, F_OFD_SETLK, &everything);
+  CASE("fcntl", "unlocking to the end frees every range", TEXT("%s, %s", lock_at(waiter, 5), lock_at(waiter, 50)),
+       "free, free");
   fcntl(holder, F_OFD_SETLK, &whole);
   lock_released = 0;
   pthread_t thread;
@@ -198,6 +251,10 @@ static void lock_cases(void) {
   CASE("flock", "LOCK_EX|LOCK_NB while another description holds it", N(flock(waiter, LOCK_EX | LOCK_NB)), "EAGAIN");
   CASE("flock", "LOCK_SH|LOCK_NB while another description holds LOCK_EX", N(flock(waiter, LOCK_SH | LOCK_NB)),
        "EAGAIN");
+  struct flock record = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+  CASE("fcntl", "a record lock beside another description's flock", N(fcntl(waiter, F_OFD_SETLK, &record)), "0");
+  record.l_type = F_UNLCK;
+  fcntl(waiter, F_OFD_SETLK, &record);
   lock_released = 0;
   pthread_create(&thread, NULL, hold_flock_then_release, &holder);
   waited = flock(waiter, LOCK_EX);
@@ -205,6 +262,14 @@ static void lock_cases(void) {
   pthread_join(thread, NULL);
   close(waiter);
   close(holder);
+  holder = open("locked", O_RDWR);
+  waiter = open("locked", O_RDWR);
+  flock(holder, LOCK_EX);
+  fcntl(holder, F_OFD_SETLK, &whole);
+  close(holder);
+  CASE("close", "releases the description's flock and record locks",
+       TEXT("%s, %s", N(flock(waiter, LOCK_EX | LOCK_NB)), lock_at(waiter, 5)), "0, free");
+  close(waiter);
 }
 
 static void descriptor_cases(void) {
@@ -244,7 +309,12 @@ static void descriptor_cases(void) {
        TEXT("%d %lld %lld", found, (long long)ofd_probe.l_start, (long long)ofd_probe.l_len), "1 0 10");
   struct flock wrong = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
   CASE("fcntl", "a write lock on a read-only descriptor", N(fcntl(fd, F_SETLK, &wrong)), "EBADF");
+  struct flock read_lock = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 50, .l_len = 1};
+  CASE("fcntl", "a read lock on a write-only descriptor", N(fcntl(writer, F_SETLK, &read_lock)), "EBADF");
+  CASE("fcntl", "a read lock on a read-only descriptor", N(fcntl(fd, F_SETLK, &read_lock)), "0");
+  CASE("fcntl", "F_GETLK for a write lock on a read-only descriptor", N(fcntl(fd, F_GETLK, &wrong)), "0");
   CASE("ioctl", "isatty on a file", ISATTY(fd), "ENOTTY");
+  CASE("ioctl", "isatty on a closed descriptor", ISATTY(999), "EBADF");
   close(other);
   close(locker);
   close(writer);
@@ -361,6 +431,77 @@ static void attribute_cases(void) {
 }
 
 // ----- directories: getdents, chdir, getcwd ---------------------------------------------------
+// Whether `path`'s change time (or modification time) moves on when `change` runs, later.
+static struct timespec time_of(const char *path, bool modified) {
+  struct stat info;
+  if (stat(path, &info) != 0) return (struct timespec){0, 0};
+  return modified ? info.st_mtim : info.st_ctim;
+}
+static const char *LATER(struct timespec before, struct timespec after) {
+  return N(after.tv_sec > before.tv_sec || (after.tv_sec == before.tv_sec && after.tv_nsec > before.tv_nsec));
+}
+
+// How many of the entries of directory `path` are named `a` and `b`, read in small batches.
+static const char *ENTRIES_NAMED(const char *path, const char *a, const char *b) {
+  DIR *dir = opendir(path);
+  if (dir == NULL) return errno_name(errno);
+  int found_a = 0, found_b = 0, entries = 0;
+  for (struct dirent *entry; (entry = readdir(dir)) != NULL && entries < 100000; entries++) {
+    found_a += strcmp(entry->d_name, a) == 0;
+    found_b += strcmp(entry->d_name, b) == 0;
+  }
+  closedir(dir);
+  return TEXT("%d %d", found_a, found_b);
+}
+
+// Names and places at the edges: names that start with dots, the root, a working directory that
+// was removed, and the times a change of a directory's entries moves.
+static void edge_cases(void) {
+  mkdir("edge", 0755);
+  put_file("edge/.hidden", "dot");
+  CASE("open", "a name that starts with a dot", READ_ALL("edge/.hidden"), "dot");
+  CASE("mkdir", "a name that starts with two dots", N(mkdir("edge/..x", 0755)), "0");
+  CASE("stat", "a name that starts with two dots is its own directory", MODE("edge/..x"), "40755");
+  CASE("open", "\"./\" before a dotted name", READ_ALL("edge/./.hidden"), "dot");
+  char here[2048], absolute[4096];
+  snprintf(absolute, sizeof absolute, "%s/edge/.hidden", getcwd(here, sizeof here) ? here : "");
+  CASE("openat", "an absolute path ignores a bad descriptor", FD(openat(999, absolute, O_RDONLY)), "fd");
+  int file = open("edge/.hidden", O_RDONLY);
+  CASE("openat", "relative to a file", FD(openat(file, "x", O_RDONLY)), "ENOTDIR");
+  struct stat info;
+  CASE("fstatat", "AT_EMPTY_PATH on a file", N(fstatat(file, "", &info, AT_EMPTY_PATH)), "0");
+  CASE("fstatat", "an empty path without AT_EMPTY_PATH", N(fstatat(file, "", &info, 0)), "ENOENT");
+  close(file);
+  CASE("readdir", "the root lists dev and tmp once each", ENTRIES_NAMED("/", "dev", "tmp"), "1 1");
+  CASE("rmdir", "the root", N(rmdir("/")), "EBUSY");
+  CASE("unlink", "the root", N(unlink("/")), "EISDIR");
+  CASE("rename", "the root", N(rename("/", "edge/root")), "EBUSY");
+
+  struct timespec before = time_of("edge", true);
+  usleep(20000);
+  put_file("edge/new", "n");
+  CASE("creat", "moves its directory's modification time on", LATER(before, time_of("edge", true)), "1");
+  before = time_of("edge", true);
+  usleep(20000);
+  unlink("edge/new");
+  CASE("unlink", "moves its directory's modification time on", LATER(before, time_of("edge", true)), "1");
+  before = time_of("edge/.hidden", false);
+  usleep(20000);
+  rename("edge/.hidden", "edge/.moved");
+  CASE("rename", "moves the file's change time on", LATER(before, time_of("edge/.moved", false)), "1");
+
+  int back = open(".", O_RDONLY | O_DIRECTORY);
+  mkdir("edge/gone", 0755);
+  chdir("edge/gone");
+  rmdir("../gone");
+  CASE("open", "O_CREAT in a removed working directory", FD(open("new", O_CREAT | O_WRONLY, 0644)), "ENOENT");
+  CASE("mkdir", "in a removed working directory", N(mkdir("sub", 0755)), "ENOENT");
+  CASE("rename", "into a removed working directory", N(rename("../.moved", "moved")), "ENOENT");
+  CASE("symlink", "in a removed working directory", N(symlink("x", "link")), "ENOENT");
+  fchdir(back);
+  close(back);
+}
+
 static void directory_cases(void) {
   mkdir("list", 0755);
   put_file("list/b", "");
@@ -504,6 +645,7 @@ int main(void) {
   name_cases();
   attribute_cases();
   directory_cases();
+  edge_cases();
   pipe_cases();
   fifo_cases();
   mapping_cases();

@@ -1,0 +1,28 @@
+// A fixed sample of mutants of the files where bugs cost most (tools/mutation.py; docs/testing.md):
+// 3 per file, always the same ones for the same sources, and every one must be killed by the
+// tests that cover its file (or be listed as equivalent, with the reason). `make mutation` runs
+// the large sample and reports the score per file.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT, run } from './helpers.mjs';
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-mutation-'));
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+const PYTHON = path.join(ROOT, 'build', 'venv', 'bin', 'python');  // set-up installs universalmutator there
+const PER_FILE = 3;
+const SEED = 2026;
+
+test(`a fixed sample of mutants (${PER_FILE} per file, seed ${SEED}) is killed by the tests`, (t) => {
+  const result = run(PYTHON, [path.join(ROOT, 'tools', 'mutation.py'), '--per-file', String(PER_FILE), '--seed', String(SEED),
+                              '--jobs', '2', '--require-all-killed', '--work', scratch], { timeout: 1_800_000 });
+  const output = result.stdout + result.stderr;
+  assert.equal(result.status, 0, output.slice(-4000));
+  const done = [...output.matchAll(/^mutation: \[(\d+)\/(\d+)\] .*: (killed|timed out)/gm)];
+  assert.ok(done.length >= 30, `only ${done.length} mutants were run:\n${output.slice(-2000)}`);
+  assert.doesNotMatch(output, /: survived$/m);
+  t.diagnostic(`mutation sample: ${done.length} mutants, all killed`);
+});
