@@ -45,7 +45,10 @@ int ws_fs_mkdirat(int dirfd, const char *path, uint32_t mode) {
 
 int ws_fs_mknodat(int dirfd, const char *path, uint32_t mode) {
   uint32_t type = (mode & S_IFMT) ? (mode & S_IFMT) : S_IFREG;
-  if (type != S_IFREG && type != S_IFIFO) return type == S_IFDIR ? -EINVAL : -EPERM;
+  // As Linux for an unprivileged caller: devices (and here sockets, which wasmscale has not)
+  // and directories are not permitted, anything else is no file type at all.
+  if (type == S_IFCHR || type == S_IFBLK || type == S_IFSOCK || type == S_IFDIR) return -EPERM;
+  if (type != S_IFREG && type != S_IFIFO) return -EINVAL;
   ws_walk walk;
   int error = ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
   if (error != 0) return error;

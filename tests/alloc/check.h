@@ -52,6 +52,8 @@ size_t ws_malloc_usable_size(void *p);
 int ws_malloc_trim(size_t pad);
 void ws_malloc_stats(void);
 int ws_mallopt(int parameter, int value);
+#include <malloc.h>  // struct mallinfo
+struct mallinfo ws_mallinfo(void);
 #define WS(name) ws_##name
 #else
 #include <malloc.h>

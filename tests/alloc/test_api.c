@@ -170,6 +170,20 @@ static void test_many_sizes(void) {
   }
   for (int i = 0; i < COUNT; i++) WS(free)(blocks[i]);
   CHECK(WS(malloc_trim)(0) >= 0);
+  // A large block freed at the end of the allocator's memory goes back to the platform.
+  ws_alloc_stats before, after;
+  char *top = WS(malloc)(8 << 20);
+  CHECK(top != NULL);
+  memset(top, 1, 8 << 20);
+  WS(free)(top);
+  ws_alloc_get_stats(&before);
+  CHECK(WS(malloc_trim)(0) == 1);
+  ws_alloc_get_stats(&after);
+  CHECK(after.bytes_reserved + (8 << 20) <= before.bytes_reserved);
+  top = WS(malloc)(8 << 20);  // and can be taken again
+  CHECK(top != NULL);
+  memset(top, 2, 8 << 20);
+  WS(free)(top);
 }
 
 static void test_stats(void) {
@@ -185,10 +199,8 @@ static void test_stats(void) {
   CHECK(after.bytes_reserved >= after.bytes_in_use && after.bytes_reserved_peak >= after.bytes_reserved);
   CHECK(after.class_block_size[6] == 112 && after.class_allocations[6] == before.class_allocations[6] + 100);
   CHECK(after.heaps_live >= 1);
-#ifndef WS_PREFIX_NAMES
-  struct mallinfo info = mallinfo();  // dlmalloc's interface, from the same statistics
+  struct mallinfo info = WS(mallinfo)();  // dlmalloc's interface, from the same statistics
   CHECK(info.uordblks >= 100 * 100 && info.arena >= info.uordblks && info.fordblks == info.arena - info.uordblks);
-#endif
   for (int i = 0; i < 50; i++) WS(free)(blocks[i]);
   ws_alloc_stats half;
   ws_alloc_get_stats(&half);

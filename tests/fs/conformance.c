@@ -20,7 +20,9 @@
 #include <sys/stat.h>
 #include <sys/file.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "conformance_support.h"
@@ -473,6 +475,22 @@ static void edge_cases(void) {
   CASE("fstatat", "an empty path without AT_EMPTY_PATH", N(fstatat(file, "", &info, 0)), "ENOENT");
   close(file);
   CASE("readdir", "the root lists dev and tmp once each", ENTRIES_NAMED("/", "dev", "tmp"), "1 1");
+  int tty_probe = open("edge/.hidden", O_RDONLY);
+  CASE("tcgetattr", "a file", N(tcgetattr(tty_probe, &(struct termios){0})), "ENOTTY");
+  close(tty_probe);
+  CASE("mknod", "a directory", N(mknod("edge/node", S_IFDIR | 0755, 0)), "EPERM");
+  CASE("mknod", "no file type", N(mknod("edge/node", 0170000 | 0644, 0)), "EINVAL");
+  CASE("mknod", "a symlink's type", N(mknod("edge/node", S_IFLNK | 0644, 0)), "EINVAL");
+  CASE("mknod", "a character device", N(mknod("edge/node", S_IFCHR | 0644, makedev(1, 3))), "EPERM");
+  mkdir("edge/p1", 0755);
+  mkdir("edge/p2", 0755);
+  mkdir("edge/p1/d", 0755);
+  rename("edge/p1/d", "edge/p2/d");
+  CASE("rename", "a directory to another parent moves a link", TEXT("%s %s", NLINK("edge/p1"), NLINK("edge/p2")), "2 3");
+  rename("edge/p2/d", "edge/p1/d");
+  CASE("rename", "and back", TEXT("%s %s", NLINK("edge/p1"), NLINK("edge/p2")), "3 2");
+  rename("edge/p1/d", "edge/p1/e");
+  CASE("rename", "a directory within its parent", NLINK("edge/p1"), "3");
   CASE("rmdir", "the root", N(rmdir("/")), "EBUSY");
   CASE("unlink", "the root", N(unlink("/")), "EISDIR");
   CASE("rename", "the root", N(rename("/", "edge/root")), "EBUSY");
@@ -491,6 +509,9 @@ static void edge_cases(void) {
   CASE("rename", "moves the file's change time on", LATER(before, time_of("edge/.moved", false)), "1");
 
   int back = open(".", O_RDONLY | O_DIRECTORY);
+  chdir("/");
+  CASE("getcwd", "at the root", getcwd(here, sizeof here) ? here : errno_name(errno), "/");
+  fchdir(back);
   mkdir("edge/gone", 0755);
   chdir("edge/gone");
   rmdir("../gone");

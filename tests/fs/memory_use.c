@@ -1,9 +1,10 @@
 // The memory backend's footprint, as st_blocks reports it (the bytes a file holds / 512): a
 // file's first 64 KiB chunk grows by doubling from 64 bytes to what the file's end needs, later
-// chunks are whole, a hole holds nothing, and truncation gives chunks back. Bytes a file grows
+// chunks are whole, a hole holds nothing, and truncation gives chunks back; a file ends at 1 TiB. Bytes a file grows
 // over read as zeros, whatever the memory held before. wasmscale only (Linux's blocks are its
 // own file system's): natively on the core, and in Wasm.
 //   memory_use
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -71,6 +72,13 @@ int main(void) {
   CHECK(blocks_of(fd) == 3 * CHUNK / 512, "a write across two chunks: %lld blocks", blocks_of(fd));
   CHECK(t_ftruncate(fd, CHUNK + 1) == 0 && blocks_of(fd) == 2 * CHUNK / 512,
         "truncation gives whole chunks back: %lld blocks", blocks_of(fd));
+  // A file ends at 1 TiB (which bounds a sparse file's chunk table): EFBIG past it.
+  const long long most = 1ll << 40;
+  CHECK(t_ftruncate(fd, most) == 0 && t_size(fd) == most, "a file of 1 TiB, all hole");
+  errno = 0;
+  CHECK(t_ftruncate(fd, most + 1) == -1 && errno == EFBIG, "truncate past 1 TiB: EFBIG");
+  errno = 0;
+  CHECK(t_pwrite(fd, "x", 1, most) == -1 && errno == EFBIG, "a write at 1 TiB: EFBIG");
   t_close(fd);
 
   if (failures != 0) {

@@ -236,12 +236,14 @@ int ws_host_mount(ws_mount *mount, const char *options, const ws_host_calls *hos
   int error = fd < 0 ? fd : host->fstat(fd, &info);
   if (error == 0 && (info.mode & S_IFMT) != S_IFDIR) error = -ENOTDIR;
   if (error == 0 && (hm->buckets = calloc(64, sizeof *hm->buckets)) == NULL) error = -ENOMEM;
-  ws_node *root = error == 0 ? ws_node_new(mount, info.mode) : NULL;
-  host_node *hn = root != NULL ? calloc(1, sizeof *hn) : NULL;
+  host_node *hn = error == 0 ? calloc(1, sizeof *hn) : NULL;
   if (error == 0 && hn == NULL) error = -ENOMEM;
+  // The root node last: releasing a node calls into the mount, which is complete only on success.
+  ws_node *root = error == 0 ? ws_node_new(mount, info.mode) : NULL;
+  if (error == 0 && root == NULL) error = -ENOMEM;
   if (error != 0) {
     if (fd >= 0) host->close(fd);
-    ws_node_unref(root);
+    free(hn);
     free(hm->buckets);
     free(hm);
     return error;

@@ -1,0 +1,98 @@
+// Calls of wasmscale's core that no libc call reaches in a testable way, natively on the core:
+// - ws_write_file (the JS API's writeFile) writes the whole buffer, in as many writes as it takes;
+// - ws_fs_sync_all (sync, and the JS API's syncfs) syncs every open file and reports the first
+//   failure (injected at the backend choke point);
+// - the host backend under a file-size limit (RLIMIT_FSIZE): a write that crosses it is cut
+//   short, one wholly past it fails with EFBIG, as Linux's write does; and a host file on the
+//   process's descriptor 0 reads and writes like any other.
+//   core_calls HOST_DIR
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include "calls.h"
+#define CHECK_NAME "core_calls"
+#include "check.h"
+#include "wasmscale/fs.h"
+
+enum { WHOLE = 300000, LIMIT = 4096 };
+
+static unsigned char data[WHOLE], back[WHOLE];
+
+static void write_file_whole(void) {
+  for (size_t i = 0; i < WHOLE; i++) data[i] = (unsigned char)(i * 7 + i / 251);
+  CHECK(ws_write_file("whole", data, WHOLE, 0644) == 0, "ws_write_file");
+  int fd = (int)t_open("whole", O_RDONLY, 0);
+  CHECK(fd >= 0 && t_size(fd) == WHOLE, "the file's size after ws_write_file");
+  CHECK(fd >= 0 && t_pread(fd, back, WHOLE, 0) == WHOLE && memcmp(back, data, WHOLE) == 0, "its bytes");
+  if (fd >= 0) t_close(fd);
+  CHECK(ws_write_file("whole", data, 10, 0644) == 0 && t_ino("whole") > 0, "ws_write_file again, shorter");
+  fd = (int)t_open("whole", O_RDONLY, 0);
+  CHECK(fd >= 0 && t_size(fd) == 10, "ws_write_file truncates what was there");
+  if (fd >= 0) t_close(fd);
+}
+
+static void sync_all_reports(void) {
+  int fd = (int)t_open("synced", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  CHECK(fd >= 0 && t_write(fd, "x", 1) == 1, "a file to sync");
+  CHECK(ws_fs_sync_all() == 0, "sync of everything open");
+  unsigned fired = ws_fs_injected_failures();
+  ws_fs_inject_failure(WS_FS_OP_SYNC, 0, EIO);
+  CHECK(ws_fs_sync_all() == -EIO, "sync of everything open reports a file's failure");
+  CHECK(ws_fs_injected_failures() == fired + 1, "the failure was the injected one");
+  ws_fs_inject_failure(0, 0, 0);
+  if (fd >= 0) t_close(fd);
+}
+
+static void host_file_size_limit(const char *host_dir) {
+  CHECK(t_mkdir("/limited", 0755) == 0 && ws_fs_mount("/limited", ws_fs_host_backend(), host_dir) == 0,
+        "mount %s", host_dir);
+  int fd = (int)t_open("/limited/big", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  CHECK(fd >= 0, "a host file");
+  signal(SIGXFSZ, SIG_IGN);  // else the process dies, as it should for a program that asked
+  struct rlimit old;
+  getrlimit(RLIMIT_FSIZE, &old);
+  CHECK(setrlimit(RLIMIT_FSIZE, &(struct rlimit){LIMIT, old.rlim_max}) == 0, "setrlimit");
+  long first = t_pwrite(fd, data, 3 * LIMIT, 0);
+  CHECK(first == LIMIT, "a write across the limit is cut short at it: %ld", first);
+  errno = 0;
+  long second = t_pwrite(fd, data, 100, LIMIT);
+  CHECK(second == -1 && errno == EFBIG, "a write past the limit: %ld", second);
+  setrlimit(RLIMIT_FSIZE, &old);
+  CHECK(t_size(fd) == LIMIT, "the file holds what was written");
+  if (fd >= 0) t_close(fd);
+}
+
+// A host file the process holds on descriptor 0 (stdin closed first) reads like any other.
+static void host_file_on_descriptor_zero(void) {
+  close(0);
+  int fd = (int)t_open("/limited/zero", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  char target[PATH_MAX] = {0};
+  CHECK(readlink("/proc/self/fd/0", target, sizeof target - 1) > 0 && strstr(target, "/zero") != NULL,
+        "the host file is on descriptor 0 (%s)", target);
+  CHECK(fd >= 0 && t_pwrite(fd, "zero", 4, 0) == 4, "write a host file on descriptor 0");
+  char got[4] = {0};
+  CHECK(fd >= 0 && t_pread(fd, got, 4, 0) == 4 && memcmp(got, "zero", 4) == 0, "read it back");
+  if (fd >= 0) t_close(fd);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    printf("core_calls: usage: core_calls HOST_DIR\n");
+    return 2;
+  }
+  char dir[256];
+  if (enter_scratch_dir("core_calls", dir, sizeof dir) != 0) return 1;
+  write_file_whole();
+  sync_all_reports();
+  host_file_size_limit(argv[1]);
+  host_file_on_descriptor_zero();
+  if (failures != 0) {
+    printf("core_calls: %d failures\n", failures);
+    return 1;
+  }
+  printf("core_calls: whole writes, every sync, writes cut at the file-size limit, descriptor 0\n");
+  return 0;
+}

@@ -1,0 +1,102 @@
+// Out of memory, one allocation at a time: for each k, the k-th allocation from now fails (malloc,
+// calloc and realloc are wrapped around glibc's), and a sequence of calls runs on the core: a host
+// mount, file creation and writes in it and in memory, record locks, flock, a rename, an unlink.
+// Each call must either succeed or return a negative errno; none may crash or report a positive
+// number as an error. Then the failure is disarmed, the state is cleaned up, and the next k runs,
+// until a whole sequence needs fewer allocations than k. Natively on the core, without a
+// sanitizer (sanitizers bring their own malloc).
+//   out_of_memory HOST_DIR
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/file.h>
+
+#include "calls.h"
+#include "wasmscale/fs.h"
+
+void *__libc_malloc(size_t size);
+void *__libc_calloc(size_t count, size_t size);
+void *__libc_realloc(void *block, size_t size);
+
+static _Atomic long countdown = -1;  // allocations left before one fails; -1: none will
+static _Atomic bool fired;
+
+static bool fail_now(void) {
+  if (atomic_load(&countdown) < 0) return false;
+  if (atomic_fetch_sub(&countdown, 1) != 0) return false;
+  atomic_store(&fired, true);
+  return true;
+}
+void *malloc(size_t size) { return fail_now() ? NULL : __libc_malloc(size); }
+void *calloc(size_t count, size_t size) { return fail_now() ? NULL : __libc_calloc(count, size); }
+void *realloc(void *block, size_t size) { return fail_now() ? NULL : __libc_realloc(block, size); }
+
+static int failures;
+static long round_number;
+
+// A status call's result: 0 or a negative errno.
+static void status(const char *call, long result) {
+  if (result > 0) {
+    printf("out_of_memory: round %ld: %s returned %ld, neither 0 nor a negative errno\n", round_number, call, result);
+    failures++;
+  }
+}
+
+// One sequence of calls; returns whether the armed failure fired during it.
+static bool sequence(const char *host_dir) {
+  char mount_point[64];
+  snprintf(mount_point, sizeof mount_point, "/m%ld", round_number);
+  t_mkdir(mount_point, 0755);
+  long mounted = ws_fs_mount(mount_point, ws_fs_host_backend(), host_dir);
+  status("mount", mounted);
+  const char *memory_file = "/work/file";
+  int fd = (int)ws_fs_openat(WS_AT_FDCWD, memory_file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) {
+    t_write(fd, "0123456789", 10);
+    struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 4};
+    status("F_OFD_SETLK", ws_fs_fcntl(fd, F_OFD_SETLK, (intptr_t)&lock));
+    lock.l_start = 1, lock.l_len = 1, lock.l_type = F_UNLCK;
+    status("F_OFD_SETLK unlock (a split)", ws_fs_fcntl(fd, F_OFD_SETLK, (intptr_t)&lock));
+    status("flock", ws_fs_flock(fd, LOCK_EX));
+    status("close", ws_fs_close(fd));
+  }
+  status("rename", ws_fs_renameat(WS_AT_FDCWD, memory_file, WS_AT_FDCWD, "/work/moved"));
+  if (mounted == 0) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/file", mount_point);
+    int host_fd = (int)ws_fs_openat(WS_AT_FDCWD, path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (host_fd >= 0) {
+      t_write(host_fd, "abc", 3);
+      status("host close", ws_fs_close(host_fd));
+    }
+    status("host unlink", ws_fs_unlinkat(WS_AT_FDCWD, path, 0));
+  }
+  bool did_fire = atomic_load(&fired);
+  // Clean up with memory to spare.
+  atomic_store(&countdown, -1);
+  ws_fs_unlinkat(WS_AT_FDCWD, "/work/moved", 0);
+  ws_fs_unlinkat(WS_AT_FDCWD, memory_file, 0);
+  if (mounted == 0) ws_fs_unmount(mount_point);
+  return did_fire;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    printf("out_of_memory: usage: out_of_memory HOST_DIR\n");
+    return 2;
+  }
+  t_mkdir("/work", 0755);
+  long rounds = 0;
+  for (round_number = 0; round_number < 10000; round_number++, rounds++) {
+    atomic_store(&fired, false);
+    atomic_store(&countdown, round_number);
+    if (!sequence(argv[1])) break;  // the sequence needed fewer allocations: every one has failed once
+  }
+  if (failures != 0) {
+    printf("out_of_memory: %d failures\n", failures);
+    return 1;
+  }
+  printf("out_of_memory: %ld allocations failed one at a time, every call answered 0 or an errno\n", rounds);
+  return 0;
+}
