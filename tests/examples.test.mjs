@@ -1,12 +1,16 @@
 // The examples: the parallel indexer run on Node over a host directory by its own script
 // (examples/indexer/index-host-dir.mjs), its index checked word for word against one computed
-// here, with 1 and 4 threads; and its page over OPFS (examples/indexer/opfs.html) in Chromium.
+// here, with 1 and 4 threads; its page over OPFS (examples/indexer/opfs.html) in Chromium; and
+// the parallel gzip (examples/pgzip) with zlib-ng built through the CMake toolchain file, its
+// .gz files unpacked by Node's own zlib byte for byte.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { BROWSER_TITLE, ROOT, run } from './helpers.mjs';
+import { toolchain, wasmBuildDir } from '../tools/toolchain.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-examples-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -108,4 +112,46 @@ test(`the indexer page over OPFS: files added through the JS API, an exact index
     await browser.close();
     await server.close();
   }
+});
+
+// Files for pgzip: text, random bytes (which do not compress), an empty file, one of 2 MB, and a
+// subdirectory it must pass over.
+function gzipInputs() {
+  const base = fs.mkdtempSync(path.join(scratch, 'pgzip-'));
+  const input = path.join(base, 'in');
+  fs.mkdirSync(path.join(input, 'subdirectory'), { recursive: true });
+  let seed = 99;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+  for (let f = 0; f < 24; f++) {
+    const words = Array.from({ length: 2000 + f * 300 }, () => ['gzip', 'zlib', 'thread', 'host', 'file'][next() % 5]);
+    fs.writeFileSync(path.join(input, `text${f}.txt`), words.join(f % 2 ? ' ' : '\n'));
+  }
+  fs.writeFileSync(path.join(input, 'random.bin'), Buffer.from(Array.from({ length: 300000 }, () => next() % 256)));
+  fs.writeFileSync(path.join(input, 'empty'), '');
+  fs.writeFileSync(path.join(input, 'large.txt'), 'the quick brown fox '.repeat(100000));
+  return { base, input };
+}
+
+test('pgzip: zlib-ng configured with emcmake and the toolchain file, files of a host directory compressed on 1, 2 and 4 threads, each .gz unpacking to its input', () => {
+  const { base, input } = gzipInputs();
+  const names = fs.readdirSync(input).filter((name) => fs.statSync(path.join(input, name)).isFile());
+  for (const threads of ['1', '2', '4']) {
+    const output = path.join(base, `out${threads}`);
+    const result = run(process.execPath, [path.join(ROOT, 'examples/pgzip/gzip-host-dir.mjs'), input, output, threads]);
+    assert.equal(result.status, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, new RegExp(`pgzip: ${names.length} files, \\d+ bytes in, \\d+ bytes out, ${threads} threads, zlib [\\d.]+\\.zlib-ng`));
+    assert.deepEqual(fs.readdirSync(output).sort(), names.map((name) => `${name}.gz`).sort());
+    for (const name of names) {
+      const packed = fs.readFileSync(path.join(output, `${name}.gz`));
+      assert.deepEqual([...packed.subarray(0, 2)], [0x1f, 0x8b], `${name}.gz is a gzip stream`);
+      assert.ok(zlib.gunzipSync(packed).equals(fs.readFileSync(path.join(input, name))), `${name}.gz unpacks to ${name}`);
+    }
+  }
+  // zlib-ng was compiled by the installed driver that the toolchain file names.
+  const cache = fs.readFileSync(path.join(wasmBuildDir(), 'pgzip', 'zlib-ng', 'CMakeCache.txt'), 'utf8');
+  assert.match(cache, /^CMAKE_TOOLCHAIN_FILE:\w+=.*\/lib\/cmake\/wasmscale\/wasmscale-toolchain\.cmake$/m);
+  assert.match(cache, /^CMAKE_C_COMPILER:\w+=.*\/bin\/wasmscale-cc$/m, `zlib-ng compiled with wasmscale-cc (Emscripten ${toolchain().version})`);
+  const bad = run(process.execPath, [path.join(ROOT, 'examples/pgzip/gzip-host-dir.mjs'), path.join(base, 'missing'), path.join(base, 'x')]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /usage: .*INPUT_DIR OUTPUT_DIR/);
 });

@@ -92,12 +92,12 @@ test('memory backend: a file holds the chunks the design says (st_blocks), and b
   expectOutput(runWasm(wasm('memory_use')), held);
 });
 
-test('core calls no libc call reaches: whole writes, sync of everything open with an injected failure, host writes cut at RLIMIT_FSIZE, a host file on descriptor 0 (the core under ASan+UBSan)', () => {
+test('core calls no libc call reaches: whole writes, sync of everything open with an injected failure, host writes cut at RLIMIT_FSIZE, a host file on descriptor 0, host st_blocks and refusals, openat relative to a file (the core under ASan+UBSan)', () => {
   const hostDir = fs.mkdtempSync(path.join(scratch, 'core-calls-'));
-  expectOutput(run(core('core_calls', 'address,undefined'), [hostDir]), /core_calls: whole writes, every sync, writes cut at the file-size limit, descriptor 0/);
+  expectOutput(run(core('core_calls', 'address,undefined'), [hostDir]), /core_calls: whole writes, every sync, writes cut at the file-size limit, descriptor 0, host refusals/);
 });
 
-test('out of memory, one allocation at a time: every call of a sequence (host mount, files, locks, rename) answers 0 or an errno, never crashes (the core under UBSan)', () => {
+test('out of memory, one allocation at a time: every call of a sequence (host mount, files, locks, renames, a directory, a symlink) answers 0 or an errno, never crashes (the core under UBSan)', () => {
   const hostDir = fs.mkdtempSync(path.join(scratch, 'out-of-memory-'));
   // UBSan only: the program wraps malloc, which ASan would replace.
   expectOutput(run(core('out_of_memory', 'undefined'), [hostDir]), /out_of_memory: \d+ allocations failed one at a time, every call answered 0 or an errno/);

@@ -197,11 +197,12 @@ test('CMake: a variant that does not exist, or is not installed, fails find_pack
   }
 });
 
-test('CMake: the toolchain file builds C and C++ targets through the installed drivers', () => {
+test('CMake: the toolchain file builds C and C++ targets and static libraries through the installed drivers', () => {
   const lists = `cmake_minimum_required(VERSION 3.13)
 project(apps C CXX)
 add_compile_options(-pthread)
 add_link_options(-pthread -sEXIT_RUNTIME=1 -sPROXY_TO_PTHREAD)
+add_library(archived STATIC ${APP})
 add_executable(app ${APP})
 add_executable(cxxapp ${CXX_APP})
 target_compile_features(cxxapp PRIVATE cxx_std_17)
@@ -215,6 +216,7 @@ target_link_options(cxxapp PRIVATE --malloc=wasmscale-checked -sALLOW_MEMORY_GRO
     const linkLine = fs.readFileSync(path.join(build, 'CMakeFiles', `${target}.dir`, 'link.txt'), 'utf8');
     assert.ok(linkLine.startsWith(`${path.join(prefix, 'bin', driver)} `), `${target} links with ${driver}: ${linkLine}`);
   }
+  assert.ok(fs.statSync(path.join(build, 'libarchived.a')).size > 0, 'a static library, archived by the release\'s emar');
   assertAppRan(must(runWasm(path.join(build, 'app.js')), 'the C program'));
   assert.match(must(runWasm(path.join(build, 'cxxapp.js')), 'the C++ program').stdout,
                /^checked c\+\+: total 8000, 2 directories$/m);

@@ -231,14 +231,20 @@ endif()
 if(NOT _wasmscale_emcc)
   message(FATAL_ERROR "wasmscale: emcc not found: put Emscripten's emcc on PATH or name it in EMCC")
 endif()
+# The release's own archiver, beside emcc as it was found (Emscripten.cmake of some releases
+# would take emar from PATH): a packaged emcc is a link into a tree whose tools are named
+# differently (Debian's: emar.py behind a wrapper), so the links' folder comes first.
+get_filename_component(_wasmscale_tools "${{_wasmscale_emcc}}" DIRECTORY)
 get_filename_component(_wasmscale_emcc "${{_wasmscale_emcc}}" REALPATH)
 get_filename_component(EMSCRIPTEN_ROOT_PATH "${{_wasmscale_emcc}}" DIRECTORY)
 if(NOT EXISTS "${{EMSCRIPTEN_ROOT_PATH}}/cmake/Modules/Platform/Emscripten.cmake")
   message(FATAL_ERROR "wasmscale: no cmake/Modules/Platform/Emscripten.cmake beside ${{_wasmscale_emcc}}")
 endif()
-# The release's own archiver (Emscripten.cmake of some releases would take emar from PATH).
-set(CMAKE_AR "${{EMSCRIPTEN_ROOT_PATH}}/emar" CACHE FILEPATH "Emscripten ar")
-set(CMAKE_RANLIB "${{EMSCRIPTEN_ROOT_PATH}}/emranlib" CACHE FILEPATH "Emscripten ranlib")
+if(NOT EXISTS "${{_wasmscale_tools}}/emar")
+  set(_wasmscale_tools "${{EMSCRIPTEN_ROOT_PATH}}")
+endif()
+set(CMAKE_AR "${{_wasmscale_tools}}/emar" CACHE FILEPATH "Emscripten ar")
+set(CMAKE_RANLIB "${{_wasmscale_tools}}/emranlib" CACHE FILEPATH "Emscripten ranlib")
 # CMake loads Platform/Emscripten.cmake again as the platform's file, and later releases' copy
 # sets emcc and em++ whatever was set before: ours, found first, loads it and then sets the drivers.
 if(NOT "${{CMAKE_CURRENT_LIST_DIR}}/toolchain" IN_LIST CMAKE_MODULE_PATH)

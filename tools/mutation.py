@@ -5,17 +5,17 @@ one of the tests that cover its file fail. A mutant no test notices is a hole in
 a change that cannot alter behaviour (an equivalent mutant, listed in docs/testing.md with the
 reason).
 
-    mutation.py [--per-file N] [--seed S] [--jobs J] [--files F ...] [--report FILE]
-                [--require-all-killed]
+    mutation.py [--per-file N] [--seed S] [--jobs J] [--files F ...] [--work DIR]
+                [--report FILE] [--require-all-killed]
 
 For each file of TARGETS it asks universalmutator for every mutant, shuffles them with the seed
 and takes the first N that compile (natively, with gcc) to different code from the original:
 a mutant that compiles to the same bytes cannot be told apart by any test (trivial compiler
 equivalence), and one that does not compile is not a bug a test could miss; both are counted
-and skipped. Each mutant then runs its file's checks (CHECKS) in a copy of the checkout, one
-copy per job, until one fails. The report lists, per file, killed, timed out (counted as
-killed: the tests stopped the mutant), survived, listed equivalent, skipped (not compiling,
-same code), and every survivor with its diff.
+and skipped. Each mutant then runs its file's checks (TARGETS) in a copy of the checkout's
+tracked files, one copy per job, until one fails. The report lists, per file, killed, timed
+out (counted as killed: the tests stopped the mutant), survived, listed equivalent, skipped
+(not compiling, same code), and every survivor with its diff.
 
 Exit status: 0 when every file reaches TARGET_SCORE (with --require-all-killed: when no mutant
 survives that is not listed as equivalent), 1 otherwise, 2 when the checks fail on the
@@ -44,15 +44,15 @@ TARGET_SCORE = 0.85
 
 ALLOC_CHECKS = ["alloc_api", "alloc_stress", "alloc_churn", "alloc_reuse", "alloc_random_frees",
                 "alloc_larger_class", "alloc_handoff", "alloc_kept", "alloc_spares", "alloc_large_hole",
-                "alloc_large_reuse", "alloc_passed_surplus", "alloc_span_fit"]
-MEMORY_CHECKS = ["conformance", "fsx", "memory_use", "difffuzz", "threads", "sharing"]
+                "alloc_large_reuse", "alloc_passed_surplus", "alloc_span_fit", "checked_mode"]
+MEMORY_CHECKS = ["conformance", "fsx", "memory_use", "difffuzz", "threads", "sharing", "out_of_memory"]
 # The files mutated, each with the checks that reach its code (run in this order, the likeliest
 # to kill first): a check that never calls into a file only costs time there.
 TARGETS = {
     "src/fs/locks.c": ["conformance", "locking", "out_of_memory"],
     "src/fs/io.c": ["conformance", "fsx", "core_calls", "difffuzz", "sharing", "fifo", "threads"],
     "src/fs/path.c": ["conformance", "difffuzz", "escape", "host", "threads"],
-    "src/fs/namespace.c": ["conformance", "difffuzz", "threads", "escape", "host"],
+    "src/fs/namespace.c": ["conformance", "difffuzz", "threads", "escape", "host", "out_of_memory"],
     "src/fs/memory/file.c": MEMORY_CHECKS,
     "src/fs/memory/dir.c": MEMORY_CHECKS,
     "src/fs/memory/backend.c": MEMORY_CHECKS,
@@ -371,6 +371,27 @@ class Worker:
         finally:
             self.run_seconds += time.monotonic() - start
         return process.returncode, output
+
+    # Each misuse test_checked makes, and the words its one line must hold (tests/alloc.test.mjs).
+    CHECKED_MISUSES = {"double-free": "double free", "large-double-free": "double free",
+                       "invalid-pointer": "never returned", "interior-pointer": "never returned",
+                       "overflow": "write past the end", "large-overflow": "write past the end",
+                       "underflow": "write before the start", "use-after-free": "write to a freed block"}
+
+    def check_checked_mode(self, timeout):
+        """The allocator built with WS_CHECKED (no sanitizer: it is the program's malloc): valid
+        use is clean, and each misuse stops the program with its line."""
+        flags = [*NATIVE_FLAGS, "-DWS_CHECKED=1", "-fno-builtin", "-I" + os.path.join(self.tree, "include")]
+        objects = [self.compile(s, flags) for s in sources_in(self.tree, ["src/alloc"]) + ALLOC_PLATFORM]
+        program = self.link("test_checked", ["tests/alloc/test_checked.c"], flags, objects)
+        failed = self.run([program, "none"], timeout, r"checked: [1-9]\d* passed, 0 failed")
+        for misuse, words in self.CHECKED_MISUSES.items():
+            if failed:
+                break
+            status, output = self.execute([program, misuse], timeout)
+            if status == 0 or words not in output:
+                failed = f"{misuse}: not stopped with a line saying '{words}'"
+        return failed
 
     ALLOC_ARGS = {"test_stress": ["4", "4", "60"]}
 

@@ -131,6 +131,7 @@ static void test_alignment(void) {
   CHECK(WS(posix_memalign)(&q, 0, 10) == EINVAL && q == (void *)1);
   CHECK(WS(posix_memalign)(&q, 24, 10) == EINVAL);
   CHECK(WS(posix_memalign)(&q, 3 * sizeof(void *), 10) == EINVAL);
+  CHECK(WS(posix_memalign)(&q, 64, SIZE_MAX / 2 + 1) == ENOMEM && q == (void *)1);
   errno = 0;
   volatile size_t not_power_of_two = 24;  // volatile: compilers warn about the constant
   CHECK(WS(aligned_alloc)(not_power_of_two, 48) == NULL && errno == EINVAL);
@@ -146,6 +147,9 @@ static void test_alignment(void) {
   WS(free)(v);
   void *pv = WS(pvalloc)(page + 1);
   CHECK(pv != NULL && is_aligned(pv, page) && WS(malloc_usable_size)(pv) >= 2 * page);
+  WS(free)(pv);
+  pv = WS(pvalloc)(1);  // a whole page
+  CHECK(pv != NULL && is_aligned(pv, page) && WS(malloc_usable_size)(pv) >= page);
   WS(free)(pv);
 }
 

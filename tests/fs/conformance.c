@@ -49,6 +49,10 @@ static void open_cases(void) {
   CASE("open", "through a symlink", READ_ALL("link-f"), "hello");
   CASE("open", "a symlink loop", FD(open("loop-a", O_RDONLY)), "ELOOP");
   CASE("open", "a 256-byte name", FD(open(long_name(256), O_RDONLY)), "ENAMETOOLONG");
+  CASE("open", "O_CREAT with a 256-byte name", FD(open(long_name(256), O_CREAT | O_WRONLY, 0644)), "ENAMETOOLONG");
+  CASE("mkdir", "a 256-byte name", N(mkdir(long_name(256), 0755)), "ENAMETOOLONG");
+  CASE("open", "O_CREAT with a 255-byte name", FD(open(long_name(255), O_CREAT | O_WRONLY, 0644)), "fd");
+  unlink(long_name(255));
   CASE("open", "a 4096-byte path", FD(open(long_path(4096), O_RDONLY)), "ENAMETOOLONG");
   CASE("open", "a 4095-byte path", FD(open(long_path(4095), O_RDONLY)), "ENOENT");
   CASE("open", "empty path", FD(open("", O_RDONLY)), "ENOENT");
@@ -92,6 +96,14 @@ static void io_cases(void) {
   char buffer[64];
   CASE("read", "from a write-only descriptor", N(read(writer, buffer, 1)), "EBADF");
   CASE("write", "to a read-only descriptor", N(write(reader, "x", 1)), "EBADF");
+  CASE("read", "0 bytes", N(read(reader, buffer, 0)), "0");
+  CASE("write", "0 bytes", N(write(writer, buffer, 0)), "0");
+  CASE("readv", "no vectors", N(readv(reader, (struct iovec[1]){{buffer, 1}}, 0)), "0");
+  static struct iovec too_many[1025];
+  for (int i = 0; i < 1025; i++) too_many[i] = (struct iovec){buffer, 1};
+  CASE("readv", "1025 vectors, past IOV_MAX", N(readv(reader, too_many, 1025)), "EINVAL");
+  CASE("readv", "a negative count", N(readv(reader, too_many, -1)), "EINVAL");
+  CASE("preadv", "vectors of 0 bytes", N(preadv(reader, (struct iovec[2]){{buffer, 0}, {buffer, 0}}, 2, 0)), "0");
   CASE("read", "from a directory", N(read(dir, buffer, 1)), "EISDIR");
   CASE("read", "from descriptor -1", N(read(-1, buffer, 1)), "EBADF");
   CASE("read", "more than the file holds", N(read(reader, buffer, sizeof buffer)), "5");
@@ -230,6 +242,8 @@ static void lock_cases(void) {
   CASE("fcntl", "a range that starts before byte 0", N(fcntl(holder, F_OFD_SETLK, &before_zero)), "EINVAL");
   struct flock odd_type = {.l_type = 77, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
   CASE("fcntl", "an unknown lock type", N(fcntl(holder, F_OFD_SETLK, &odd_type)), "EINVAL");
+  odd_type.l_type = -1;
+  CASE("fcntl", "a negative lock type", N(fcntl(holder, F_OFD_SETLK, &odd_type)), "EINVAL");
   struct flock odd_whence = {.l_type = F_WRLCK, .l_whence = 7, .l_start = 0, .l_len = 1};
   CASE("fcntl", "an unknown l_whence", N(fcntl(holder, F_OFD_SETLK, &odd_whence)), "EINVAL");
   struct flock with_pid = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1, .l_pid = 1};
@@ -359,7 +373,12 @@ static void name_cases(void) {
   CASE("rename", "a file over a directory", N(rename("r2", "d")), "EISDIR");
   CASE("rename", "a directory into itself", N(rename("n", "n/sub/inside")), "EINVAL");
   mkdir("empty", 0755);
+  struct stat here_before, here_after;
+  stat(".", &here_before);
   CASE("rename", "a directory over an empty directory", N(rename("n", "empty")), "0");
+  stat(".", &here_after);
+  CASE("rename", "the parent loses the replaced directory's link",
+       TEXT("%ld", (long)here_before.st_nlink - (long)here_after.st_nlink), "1");
   CASE("rename", "a moved directory's contents", READ_ALL("empty/sub/file"), "x");
   CASE("rename", "\"..\" as the source", N(rename("empty/..", "x")), "EBUSY");
   CASE("renameat", "between directory descriptors", N(renameat(open("empty", O_RDONLY), "sub", open("d", O_RDONLY), "moved")), "0");
@@ -468,6 +487,8 @@ static void edge_cases(void) {
   char here[2048], absolute[4096];
   snprintf(absolute, sizeof absolute, "%s/edge/.hidden", getcwd(here, sizeof here) ? here : "");
   CASE("openat", "an absolute path ignores a bad descriptor", FD(openat(999, absolute, O_RDONLY)), "fd");
+  symlink(absolute, "edge/p-abs");
+  CASE("open", "through a symlink with an absolute target, from elsewhere", READ_ALL("edge/p-abs"), "dot");
   int file = open("edge/.hidden", O_RDONLY);
   CASE("openat", "relative to a file", FD(openat(file, "x", O_RDONLY)), "ENOTDIR");
   struct stat info;
@@ -477,6 +498,7 @@ static void edge_cases(void) {
   CASE("readdir", "the root lists dev and tmp once each", ENTRIES_NAMED("/", "dev", "tmp"), "1 1");
   int tty_probe = open("edge/.hidden", O_RDONLY);
   CASE("tcgetattr", "a file", N(tcgetattr(tty_probe, &(struct termios){0})), "ENOTTY");
+  CASE("tcgetattr", "a closed descriptor", N(tcgetattr(999, &(struct termios){0})), "EBADF");
   close(tty_probe);
   CASE("mknod", "a directory", N(mknod("edge/node", S_IFDIR | 0755, 0)), "EPERM");
   CASE("mknod", "no file type", N(mknod("edge/node", 0170000 | 0644, 0)), "EINVAL");
@@ -491,6 +513,17 @@ static void edge_cases(void) {
   CASE("rename", "and back", TEXT("%s %s", NLINK("edge/p1"), NLINK("edge/p2")), "3 2");
   rename("edge/p1/d", "edge/p1/e");
   CASE("rename", "a directory within its parent", NLINK("edge/p1"), "3");
+  CASE("stat", "the root's mode", MODE("/"), "40755");
+  mkdir("edge/many", 0755);
+  for (int i = 0; i < 300; i++) put_file(TEXT("edge/many/entry-%03d-of-a-long-name", i), "");
+  for (int i = 0; i < 300; i += 2) unlink(TEXT("edge/many/entry-%03d-of-a-long-name", i));
+  int absent = 0, present = 0;
+  for (int i = 0; i < 300; i++) {
+    absent += access(TEXT("edge/many/entry-%03d", i), F_OK) != 0;  // a prefix of a name there
+    present += access(TEXT("edge/many/entry-%03d-of-a-long-name", i), F_OK) == 0;
+  }
+  CASE("access", "in a directory of 300 names, half removed: prefixes absent, the rest present",
+       TEXT("%d %d", absent, present), "300 150");
   CASE("rmdir", "the root", N(rmdir("/")), "EBUSY");
   CASE("unlink", "the root", N(unlink("/")), "EISDIR");
   CASE("rename", "the root", N(rename("/", "edge/root")), "EBUSY");
@@ -530,6 +563,10 @@ static void directory_cases(void) {
   mkdir("list/c", 0755);
   CASE("getdents", "every entry once", LISTING("list"), ". .. a b c/");
   CASE("getdents", "a file", N(opendir("f") != NULL ? 0 : -1), "ENOTDIR");
+  int listed = open("list", O_RDONLY | O_DIRECTORY);
+  char tiny[8];
+  CASE("getdents", "a buffer too small for one entry", N(getdents64(listed, (void *)tiny, 1)), "EINVAL");
+  close(listed);
   unlink("list/a");
   CASE("getdents", "after an unlink", LISTING("list"), ". .. b c/");
   CASE("chdir", "into a directory", N(chdir("list/c")), "0");
@@ -575,6 +612,7 @@ static void pipe_cases(void) {
   int fds[2];
   CASE("pipe", "a new pipe", N(pipe(fds)), "0");
   CASE("write", "into the pipe", N(write(fds[1], "ping", 4)), "4");
+  CASE("fallocate", "a pipe", N(fallocate(fds[1], 0, 0, 10)), "ESPIPE");
   struct pollfd ready = {.fd = fds[0], .events = POLLIN};
   CASE("poll", "a pipe with data", N(poll(&ready, 1, 0)), "1");
   CASE("poll", "revents of a pipe with data", TEXT("%d", ready.revents), TEXT("%d", POLLIN));

@@ -3,14 +3,18 @@
 // - ws_fs_sync_all (sync, and the JS API's syncfs) syncs every open file and reports the first
 //   failure (injected at the backend choke point);
 // - the host backend under a file-size limit (RLIMIT_FSIZE): a write that crosses it is cut
-//   short, one wholly past it fails with EFBIG, as Linux's write does; and a host file on the
-//   process's descriptor 0 reads and writes like any other.
+//   short, one wholly past it fails with EFBIG, as Linux's write does; a host file on the
+//   process's descriptor 0 reads and writes like any other; st_blocks, a host FIFO, a mount of
+//   a file;
+// - openat relative to a file's descriptor (ENOTDIR) leaves the file's node intact;
+// - vectors whose lengths add up past SSIZE_MAX are refused (EINVAL).
 //   core_calls HOST_DIR
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "calls.h"
 #define CHECK_NAME "core_calls"
@@ -78,6 +82,47 @@ static void host_file_on_descriptor_zero(void) {
   if (fd >= 0) t_close(fd);
 }
 
+// What a host mount reports and refuses: st_blocks of its files (the size in 512-byte blocks,
+// rounded up), a FIFO on the host (EACCES: not passed through), a mount of a file (ENOTDIR).
+static void host_blocks_and_refusals(const char *host_dir) {
+  int fd = (int)t_open("/limited/blocks", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  CHECK(fd >= 0 && t_pwrite(fd, data, 1000, 0) == 1000, "write 1000 bytes to a host file");
+  t_stat_t info;
+  CHECK(t_fstat(fd, &info) == 0 && T_BLOCKS(info) == 2, "1000 bytes are 2 blocks: %lld", (long long)T_BLOCKS(info));
+  CHECK(t_ftruncate(fd, 100000) == 0 && t_fstat(fd, &info) == 0 && T_BLOCKS(info) == 196,
+        "100000 bytes are 196 blocks: %lld", (long long)T_BLOCKS(info));
+  if (fd >= 0) t_close(fd);
+  char fifo[4096];
+  snprintf(fifo, sizeof fifo, "%s/pipe", host_dir);
+  CHECK(mkfifo(fifo, 0644) == 0, "mkfifo on the host");
+  errno = 0;
+  CHECK(t_open("/limited/pipe", O_RDONLY | O_NONBLOCK, 0) == -1 && errno == EACCES, "a host FIFO: EACCES");
+  char file[4096];
+  snprintf(file, sizeof file, "%s/blocks", host_dir);
+  CHECK(t_mkdir("/onfile", 0755) == 0 && ws_fs_mount("/onfile", ws_fs_host_backend(), file) == -ENOTDIR,
+        "a mount of a host file: ENOTDIR");
+}
+
+// openat relative to a file's descriptor fails (ENOTDIR) and leaves the file's node as it was.
+static void openat_relative_to_a_file(void) {
+  int fd = (int)t_open("whole", O_RDONLY, 0);
+  errno = 0;
+  CHECK(fd >= 0 && t_openat(fd, "x", O_RDONLY, 0) == -1 && errno == ENOTDIR, "openat relative to a file: ENOTDIR");
+  CHECK(fd >= 0 && t_size(fd) == 10, "the file, still open");
+  if (fd >= 0) t_close(fd);
+  fd = (int)t_open("whole", O_RDONLY, 0);
+  CHECK(fd >= 0 && t_size(fd) == 10, "the file, opened again");
+  if (fd >= 0) t_close(fd);
+}
+
+// Vectors whose lengths add up past SSIZE_MAX: EINVAL before anything moves (POSIX's readv).
+static void vectors_past_ssize_max(void) {
+  int fd = (int)t_open("whole", O_RDONLY, 0);
+  struct iovec vectors[2] = {{back, SSIZE_MAX}, {back, 10}};
+  CHECK(fd >= 0 && ws_fs_readv(fd, vectors, 2, 0) == -EINVAL, "readv of more than SSIZE_MAX bytes: EINVAL");
+  if (fd >= 0) t_close(fd);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     printf("core_calls: usage: core_calls HOST_DIR\n");
@@ -89,10 +134,13 @@ int main(int argc, char **argv) {
   sync_all_reports();
   host_file_size_limit(argv[1]);
   host_file_on_descriptor_zero();
+  host_blocks_and_refusals(argv[1]);
+  openat_relative_to_a_file();
+  vectors_past_ssize_max();
   if (failures != 0) {
     printf("core_calls: %d failures\n", failures);
     return 1;
   }
-  printf("core_calls: whole writes, every sync, writes cut at the file-size limit, descriptor 0\n");
+  printf("core_calls: whole writes, every sync, writes cut at the file-size limit, descriptor 0, host refusals\n");
   return 0;
 }

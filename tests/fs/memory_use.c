@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "calls.h"
 #define CHECK_NAME "memory_use"
@@ -77,8 +78,14 @@ int main(void) {
   CHECK(t_ftruncate(fd, most) == 0 && t_size(fd) == most, "a file of 1 TiB, all hole");
   errno = 0;
   CHECK(t_ftruncate(fd, most + 1) == -1 && errno == EFBIG, "truncate past 1 TiB: EFBIG");
+  t_stat_t before, after;
+  t_fstat(fd, &before);
+  usleep(20000);
   errno = 0;
   CHECK(t_pwrite(fd, "x", 1, most) == -1 && errno == EFBIG, "a write at 1 TiB: EFBIG");
+  t_fstat(fd, &after);
+  CHECK(T_MTIME(after).tv_sec == T_MTIME(before).tv_sec && T_MTIME(after).tv_nsec == T_MTIME(before).tv_nsec,
+        "a failed write leaves the modification time");
   t_close(fd);
 
   if (failures != 0) {

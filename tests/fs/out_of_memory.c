@@ -1,10 +1,11 @@
 // Out of memory, one allocation at a time: for each k, the k-th allocation from now fails (malloc,
 // calloc and realloc are wrapped around glibc's), and a sequence of calls runs on the core: a host
-// mount, file creation and writes in it and in memory, record locks, flock, a rename, an unlink.
+// mount, file creation and writes in it and in memory, record locks, flock, renames, a directory,
+// a symlink, an unlink.
 // Each call must either succeed or return a negative errno; none may crash or report a positive
 // number as an error. Then the failure is disarmed, the state is cleaned up, and the next k runs,
-// until a whole sequence needs fewer allocations than k. Natively on the core, without a
-// sanitizer (sanitizers bring their own malloc).
+// until a whole sequence needs fewer allocations than k. Natively on the core, under UBSan
+// only (ASan brings its own malloc).
 //   out_of_memory HOST_DIR
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -62,6 +63,9 @@ static bool sequence(const char *host_dir) {
     status("close", ws_fs_close(fd));
   }
   status("rename", ws_fs_renameat(WS_AT_FDCWD, memory_file, WS_AT_FDCWD, "/work/moved"));
+  status("mkdir", ws_fs_mkdirat(WS_AT_FDCWD, "/work/sub", 0755));
+  status("symlink", ws_fs_symlinkat("target", WS_AT_FDCWD, "/work/link"));
+  status("rename a directory", ws_fs_renameat(WS_AT_FDCWD, "/work/sub", WS_AT_FDCWD, "/work/sub2"));
   if (mounted == 0) {
     char path[128];
     snprintf(path, sizeof path, "%s/file", mount_point);
@@ -77,6 +81,9 @@ static bool sequence(const char *host_dir) {
   atomic_store(&countdown, -1);
   ws_fs_unlinkat(WS_AT_FDCWD, "/work/moved", 0);
   ws_fs_unlinkat(WS_AT_FDCWD, memory_file, 0);
+  ws_fs_unlinkat(WS_AT_FDCWD, "/work/link", 0);
+  ws_fs_unlinkat(WS_AT_FDCWD, "/work/sub", AT_REMOVEDIR);
+  ws_fs_unlinkat(WS_AT_FDCWD, "/work/sub2", AT_REMOVEDIR);
   if (mounted == 0) ws_fs_unmount(mount_point);
   return did_fire;
 }
