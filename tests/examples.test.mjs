@@ -147,10 +147,17 @@ test('pgzip: zlib-ng configured with emcmake and the toolchain file, files of a 
       assert.ok(zlib.gunzipSync(packed).equals(fs.readFileSync(path.join(input, name))), `${name}.gz unpacks to ${name}`);
     }
   }
-  // zlib-ng was compiled by the installed driver that the toolchain file names.
-  const cache = fs.readFileSync(path.join(wasmBuildDir(), 'pgzip', 'zlib-ng', 'CMakeCache.txt'), 'utf8');
+  // zlib-ng was configured with the toolchain file, and every source compiled by the installed
+  // driver it names.
+  const build = path.join(wasmBuildDir(), 'pgzip', 'zlib-ng');
+  const cache = fs.readFileSync(path.join(build, 'CMakeCache.txt'), 'utf8');
   assert.match(cache, /^CMAKE_TOOLCHAIN_FILE:\w+=.*\/lib\/cmake\/wasmscale\/wasmscale-toolchain\.cmake$/m);
-  assert.match(cache, /^CMAKE_C_COMPILER:\w+=.*\/bin\/wasmscale-cc$/m, `zlib-ng compiled with wasmscale-cc (Emscripten ${toolchain().version})`);
+  const rules = fs.readFileSync(path.join(build, 'CMakeFiles', 'zlib-ng.dir', 'build.make'), 'utf8');
+  const compiles = rules.split('\n').filter((line) => / -c \S+\.c$/.test(line));
+  assert.ok(compiles.length >= 20, `zlib-ng's compile rules: ${compiles.length}`);
+  for (const line of compiles) {
+    assert.match(line, /^\t\S+\/bin\/wasmscale-cc /, `compiled with wasmscale-cc (Emscripten ${toolchain().version}): ${line.slice(0, 200)}`);
+  }
   const bad = run(process.execPath, [path.join(ROOT, 'examples/pgzip/gzip-host-dir.mjs'), path.join(base, 'missing'), path.join(base, 'x')]);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /usage: .*INPUT_DIR OUTPUT_DIR/);

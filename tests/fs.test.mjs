@@ -92,7 +92,7 @@ test('memory backend: a file holds the chunks the design says (st_blocks), and b
   expectOutput(runWasm(wasm('memory_use')), held);
 });
 
-test('core calls no libc call reaches: whole writes, sync of everything open with an injected failure, host writes cut at RLIMIT_FSIZE, a host file on descriptor 0, host st_blocks and refusals, openat relative to a file (the core under ASan+UBSan)', () => {
+test('core calls no libc call reaches: whole writes, sync of everything open with an injected failure, host writes cut at RLIMIT_FSIZE, a host file on descriptor 0, host st_blocks and refusals, openat relative to a file, ws_make_dirs (mkdirTree) (the core under ASan+UBSan)', () => {
   const hostDir = fs.mkdtempSync(path.join(scratch, 'core-calls-'));
   expectOutput(run(core('core_calls', 'address,undefined'), [hostDir]), /core_calls: whole writes, every sync, writes cut at the file-size limit, descriptor 0, host refusals/);
 });
@@ -101,6 +101,13 @@ test('out of memory, one allocation at a time: every call of a sequence (host mo
   const hostDir = fs.mkdtempSync(path.join(scratch, 'out-of-memory-'));
   // UBSan only: the program wraps malloc, which ASan would replace.
   expectOutput(run(core('out_of_memory', 'undefined'), [hostDir]), /out_of_memory: \d+ allocations failed one at a time, every call answered 0 or an errno/);
+});
+
+test('the host failing, one host call at a time: every call through a host mount answers 0 or an errno, reads return what was written, and the mount works once the host does (the core under ASan+UBSan)', () => {
+  const hostDir = fs.mkdtempSync(path.join(scratch, 'host-failures-'));
+  expectOutput(run(core('host_failures', 'address,undefined'), [hostDir]),
+               /host_failures: \d+ host calls failed one at a time, every call answered 0 or an errno, the mount intact/);
+  assert.deepEqual(fs.readdirSync(hostDir), [], 'nothing left on the host');
 });
 
 const MAPPING_KEPT = /mapping: 4 threads x \d+ rounds: every page its owner's, the last round kept/;

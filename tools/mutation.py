@@ -50,13 +50,14 @@ MEMORY_CHECKS = ["conformance", "fsx", "memory_use", "difffuzz", "threads", "sha
 # to kill first): a check that never calls into a file only costs time there.
 TARGETS = {
     "src/fs/locks.c": ["conformance", "locking", "out_of_memory"],
-    "src/fs/io.c": ["conformance", "fsx", "core_calls", "difffuzz", "sharing", "fifo", "threads"],
+    "src/fs/io.c": ["conformance", "fsx", "core_calls", "memory_use", "rawfs", "difffuzz", "sharing", "fifo",
+                    "threads"],
     "src/fs/path.c": ["conformance", "difffuzz", "escape", "host", "threads"],
-    "src/fs/namespace.c": ["conformance", "difffuzz", "threads", "escape", "host", "out_of_memory"],
+    "src/fs/namespace.c": ["conformance", "core_calls", "difffuzz", "threads", "escape", "host", "out_of_memory"],
     "src/fs/memory/file.c": MEMORY_CHECKS,
     "src/fs/memory/dir.c": MEMORY_CHECKS,
     "src/fs/memory/backend.c": MEMORY_CHECKS,
-    "src/fs/host/backend.c": ["host", "core_calls", "difffuzz", "escape", "out_of_memory"],
+    "src/fs/host/backend.c": ["host", "core_calls", "host_failures", "difffuzz", "escape", "out_of_memory"],
     "src/alloc/api.c": ALLOC_CHECKS,
     "src/alloc/free.c": ALLOC_CHECKS,
     "src/alloc/span.c": ALLOC_CHECKS,
@@ -299,6 +300,9 @@ class Worker:
         program = self.core_test("out_of_memory", ["-fsanitize=undefined", "-fno-sanitize-recover=all"])
         return self.run([program, self.scratch("out_of_memory")], timeout, r"every call answered 0 or an errno")
 
+    def check_host_failures(self, timeout):
+        return self.run([self.core_test("host_failures"), self.scratch("host_failures")], timeout, r"the mount intact")
+
     def check_fifo(self, timeout):
         return self.run([self.core_test("fifo"), "500"], timeout, r"every round read")
 
@@ -315,6 +319,18 @@ class Worker:
         if failed is None and read(os.path.join(base, "secret.txt")) != "secret\n":
             failed = "the file outside the mount was changed"
         return failed
+
+    def check_rawfs(self, timeout):
+        """A host directory as the root (WASMSCALE_MOUNTS="/=."), /dev and /tmp the program's own."""
+        base = self.scratch("rawfs")
+        folder = os.path.join(base, "dir")
+        os.makedirs(os.path.join(folder, "dev"))
+        write(os.path.join(folder, "input.txt"), "hello from the host\n")
+        write(os.path.join(folder, "dev", "keep.txt"), "keep\n")
+        write(os.path.join(base, "secret.txt"), "secret\n")
+        os.symlink("../secret.txt", os.path.join(folder, "escape"))
+        env = dict(self.env(), WASMSCALE_MOUNTS="/=.")
+        return self.run([self.core_test("rawfs"), "/", "2", "memory"], timeout, r"host root verified", cwd=folder, env=env)
 
     def check_escape(self, timeout):
         base = self.scratch("escape")

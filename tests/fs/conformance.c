@@ -392,6 +392,7 @@ static void name_cases(void) {
   CASE("link", "a directory", N(link("d", "d-link")), "EPERM");
   CASE("link", "onto an existing name", N(link("r2-link", "f")), "EEXIST");
   CASE("link", "a missing source", N(link("none", "none2")), "ENOENT");
+  CASE("linkat", "unknown flags", N(linkat(AT_FDCWD, "r2-link", AT_FDCWD, "r2-link2", 0x4000)), "EINVAL");
   CASE("symlink", "a new link", N(symlink("target/path", "sl")), "0");
   CASE("readlink", "its target", READLINK("sl", 64), "target/path");
   CASE("readlink", "a short buffer truncates", READLINK("sl", 6), "target");
@@ -524,6 +525,9 @@ static void edge_cases(void) {
   }
   CASE("access", "in a directory of 300 names, half removed: prefixes absent, the rest present",
        TEXT("%d %d", absent, present), "300 150");
+  mkdir("edge/sealed", 0555);
+  put_file("edge/loose", "l");
+  CASE("rename", "into a directory without write permission", N(rename("edge/loose", "edge/sealed/loose")), "EACCES");
   CASE("rmdir", "the root", N(rmdir("/")), "EBUSY");
   CASE("unlink", "the root", N(unlink("/")), "EISDIR");
   CASE("rename", "the root", N(rename("/", "edge/root")), "EBUSY");
@@ -590,6 +594,8 @@ static void *fifo_writer(void *path) {
 
 static void fifo_cases(void) {
   CASE("mkfifo", "a new FIFO", N(mkfifo("fifo", 0644)), "0");
+  CASE("mkfifo", "a new name with a trailing slash", N(mkfifo("fifo2/", 0644)), "ENOENT");
+  CASE("mkfifo", "an existing name with a trailing slash", N(mkfifo("fifo/", 0644)), "EEXIST");
   CASE("open", "a FIFO for writing, no reader, O_NONBLOCK", FD(open("fifo", O_WRONLY | O_NONBLOCK)), "ENXIO");
   int reader = open("fifo", O_RDONLY | O_NONBLOCK);
   CASE("open", "a FIFO for reading, O_NONBLOCK", reader >= 0 ? "fd" : errno_name(errno), "fd");

@@ -5,9 +5,10 @@
 // - the host backend under a file-size limit (RLIMIT_FSIZE): a write that crosses it is cut
 //   short, one wholly past it fails with EFBIG, as Linux's write does; a host file on the
 //   process's descriptor 0 reads and writes like any other; st_blocks, a host FIFO, a mount of
-//   a file;
+//   a file; directories moved in and out of its root leave the root usable;
 // - openat relative to a file's descriptor (ENOTDIR) leaves the file's node intact;
-// - vectors whose lengths add up past SSIZE_MAX are refused (EINVAL).
+// - vectors whose lengths add up past SSIZE_MAX are refused (EINVAL);
+// - ws_make_dirs (mkdirTree) makes a path's missing directories and stops at a real failure.
 //   core_calls HOST_DIR
 #include <limits.h>
 #include <signal.h>
@@ -103,6 +104,24 @@ static void host_blocks_and_refusals(const char *host_dir) {
         "a mount of a host file: ENOTDIR");
 }
 
+// Directories moved between a host mount's root and a directory in it, both ways, then removed:
+// the root's link count (which the backend keeps, and which says whether a directory was
+// removed) stays right, so the root can still be written in.
+static void host_directory_moves(void) {
+  CHECK(t_mkdir("/limited/p1", 0755) == 0, "a directory on the host");
+  for (int round = 0; round < 3; round++) {
+    for (int way = 0; way < 2; way++) {
+      const char *from = way ? "/limited/p1/d" : "/limited/d", *to = way ? "/limited/d" : "/limited/p1/d";
+      CHECK(t_mkdir(from, 0755) == 0 && t_rename(from, to) == 0 && t_rmdir(to) == 0, "move %s to %s, remove it", from, to);
+    }
+  }
+  for (const char *const *file = (const char *const[]){"/limited/f", "/limited/p1/f", NULL}; *file; file++) {
+    int fd = (int)t_open(*file, O_WRONLY | O_CREAT, 0644);
+    CHECK(fd >= 0, "create %s after the moves", *file);
+    if (fd >= 0) t_close(fd);
+  }
+}
+
 // openat relative to a file's descriptor fails (ENOTDIR) and leaves the file's node as it was.
 static void openat_relative_to_a_file(void) {
   int fd = (int)t_open("whole", O_RDONLY, 0);
@@ -123,6 +142,21 @@ static void vectors_past_ssize_max(void) {
   if (fd >= 0) t_close(fd);
 }
 
+// ws_make_dirs (mkdirTree in the JS API, and the folders of packaged files) makes every missing
+// directory of a path, takes existing ones as they are, and stops at the first real failure.
+static void make_dirs(void) {
+  CHECK(ws_make_dirs("/made/a/b/c", 0755) == 0 && t_ino("/made/a/b/c") > 0, "ws_make_dirs makes every missing directory");
+  CHECK(ws_make_dirs("/made/a/b/c", 0755) == 0, "ws_make_dirs where all exist");
+  CHECK(ws_write_file("/made/file", "f", 1, 0644) == 0 && ws_make_dirs("/made/file/x", 0755) == -ENOTDIR,
+        "ws_make_dirs through a file: ENOTDIR");
+  CHECK(t_mkdir("/made/sealed", 0555) == 0 && ws_make_dirs("/made/sealed/x/y", 0755) == -EACCES,
+        "ws_make_dirs under a directory without write permission: EACCES");
+  static char long_path[WS_PATH_MAX + 10];
+  memset(long_path, 'd', sizeof long_path - 1);
+  long_path[0] = '/';
+  CHECK(ws_make_dirs(long_path, 0755) == -ENAMETOOLONG, "ws_make_dirs of a path longer than PATH_MAX: ENAMETOOLONG");
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     printf("core_calls: usage: core_calls HOST_DIR\n");
@@ -135,8 +169,10 @@ int main(int argc, char **argv) {
   host_file_size_limit(argv[1]);
   host_file_on_descriptor_zero();
   host_blocks_and_refusals(argv[1]);
+  host_directory_moves();
   openat_relative_to_a_file();
   vectors_past_ssize_max();
+  make_dirs();
   if (failures != 0) {
     printf("core_calls: %d failures\n", failures);
     return 1;

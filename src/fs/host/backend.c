@@ -286,8 +286,18 @@ int ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode,
   ws_host_stat info;
   if (fd >= 0) error = node_for(dir, leaf, NULL, fd, child);
   else if ((error = host->lstat(held(dir), leaf, &info)) == 0) error = node_for(dir, leaf, &info, -1, child);
-  if (error == 0 && S_ISDIR(mode)) dir->nlink++;
-  return error;
+  if (error != 0) {
+    // The host made the entry but no node came of it: it goes again, so that a failed create
+    // made nothing (and the directory's link count, kept here, stays the host's).
+    if (S_ISDIR(mode)) {
+      host->rmdir(held(dir), leaf);
+    } else {
+      host->unlink(held(dir), leaf);
+    }
+    return error;
+  }
+  if (S_ISDIR(mode)) dir->nlink++;
+  return 0;
 }
 
 int ws_host_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,

@@ -1,0 +1,159 @@
+// The host backend when the host fails: a backend of the host backend's operations over the
+// platform's host calls, each of which can be made to fail (EIO) on demand. For each k, the k-th
+// host call from now fails once, and a sequence of calls runs through a mount of HOST_DIR: make
+// a directory, create, write, read back, truncate, sync, chmod, list, make a symlink and read
+// it, link, rename, unlink, remove the directory. Each call must succeed or return a negative
+// errno, never crash or report a positive number; a read that succeeds must return what was
+// written. Then the state is cleaned up with the host healthy, the mount must work again, and
+// the next k runs, until every host call of a healthy sequence has failed once. Natively on the
+// core.
+//   host_failures HOST_DIR
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "calls.h"
+#include "../../src/fs/host/host.h"
+
+static _Atomic long countdown = -1;  // host calls left before one fails; -1: none will
+static _Atomic bool fired;
+
+static _Atomic long calls_made;
+
+static bool fail_now(void) {
+  atomic_fetch_add(&calls_made, 1);
+  if (atomic_load(&countdown) < 0) return false;
+  if (atomic_fetch_sub(&countdown, 1) != 0) return false;
+  atomic_store(&fired, true);
+  return true;
+}
+
+#define FAILING(type, name, parameters, arguments) \
+  static type failing_##name parameters { return fail_now() ? -EIO : ws_prim_host_##name arguments; }
+FAILING(int, open_root, (const char *path), (path))
+FAILING(int, open_dir, (int dir, const char *name), (dir, name))
+FAILING(int, lstat, (int dir, const char *name, ws_host_stat *out), (dir, name, out))
+FAILING(int, fstat, (int fd, ws_host_stat *out), (fd, out))
+FAILING(int, open, (int dir, const char *name, int how, uint32_t mode), (dir, name, how, mode))
+FAILING(int, close, (int fd), (fd))
+FAILING(int64_t, pread, (int fd, void *buffer, size_t length, uint64_t offset), (fd, buffer, length, offset))
+FAILING(int64_t, pwrite, (int fd, const void *buffer, size_t length, uint64_t offset), (fd, buffer, length, offset))
+FAILING(int, ftruncate, (int fd, uint64_t size), (fd, size))
+FAILING(int, fsync, (int fd), (fd))
+FAILING(int, chmod, (int fd, uint32_t mode), (fd, mode))
+FAILING(int, utimes, (int fd, const int64_t seconds[2], const int32_t nanoseconds[2]), (fd, seconds, nanoseconds))
+FAILING(int, mkdir, (int dir, const char *name, uint32_t mode), (dir, name, mode))
+FAILING(int, rmdir, (int dir, const char *name), (dir, name))
+FAILING(int, unlink, (int dir, const char *name), (dir, name))
+FAILING(int, rename, (int from_dir, const char *from, int to_dir, const char *to), (from_dir, from, to_dir, to))
+FAILING(int, link, (int from_dir, const char *from, int to_dir, const char *to), (from_dir, from, to_dir, to))
+FAILING(int, symlink, (const char *target, int dir, const char *name), (target, dir, name))
+FAILING(int, readlink, (int dir, const char *name, char *buffer, size_t size), (dir, name, buffer, size))
+FAILING(int64_t, list, (int dir, void *buffer, size_t size), (dir, buffer, size))
+
+static int failing_mount(ws_mount *mount, const char *options) {
+  static const ws_host_calls calls = WS_HOST_CALLS(failing);
+  return ws_host_mount(mount, options, &calls);
+}
+static const ws_fs_backend failing_backend = {.name = "failing host", .mount = failing_mount, WS_HOST_OPERATIONS};
+
+static int failures;
+static long round_number;
+
+static void status(const char *call, long result) {
+  if (result > 0) {
+    printf("host_failures: round %ld: %s returned %ld, neither 0 nor a negative errno\n", round_number, call, result);
+    failures++;
+  }
+}
+
+static void expect(bool condition, const char *what) {
+  if (!condition) {
+    printf("host_failures: round %ld: %s\n", round_number, what);
+    failures++;
+  }
+}
+
+static int count_entry(void *context, const struct ws_dirent *entry, uint64_t next) {
+  (void)entry, (void)next;
+  ++*(int *)context;
+  return 1;
+}
+
+// One sequence through the mount at /h; returns whether the armed failure fired during it.
+static bool sequence(void) {
+  status("mkdir", ws_fs_mkdirat(WS_AT_FDCWD, "/h/d", 0755));
+  int fd = (int)ws_fs_openat(WS_AT_FDCWD, "/h/d/f", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) {
+    long wrote = t_write(fd, "0123456789", 10);
+    char back[16] = {0};
+    long got = t_pread(fd, back, 10, 0);
+    if (wrote == 10 && got == 10) expect(memcmp(back, "0123456789", 10) == 0, "a read after a write returned other bytes");
+    status("ftruncate", ws_fs_ftruncate(fd, 4));
+    status("fsync", ws_fs_fsync(fd));
+    status("fchmod", ws_fs_fchmod(fd, 0600));
+    status("close", ws_fs_close(fd));
+  }
+  int dir = (int)ws_fs_openat(WS_AT_FDCWD, "/h/d", O_RDONLY | O_DIRECTORY, 0);
+  if (dir >= 0) {
+    int entries = 0;
+    int given = ws_fs_getdents(dir, count_entry, &entries);  // the entries given, or -errno
+    if (given >= 0) expect(given == entries, "getdents counted other entries than it gave");
+    ws_fs_close(dir);
+  }
+  status("symlink", ws_fs_symlinkat("f", WS_AT_FDCWD, "/h/d/l"));
+  char target[16];
+  long length = ws_fs_readlinkat(WS_AT_FDCWD, "/h/d/l", target, sizeof target);
+  if (length >= 0) expect(length == 1 && target[0] == 'f', "readlink returned another target");
+  status("link", ws_fs_linkat(WS_AT_FDCWD, "/h/d/f", WS_AT_FDCWD, "/h/d/g", 0));
+  status("rename", ws_fs_renameat(WS_AT_FDCWD, "/h/d/g", WS_AT_FDCWD, "/h/d/h"));
+  status("unlink", ws_fs_unlinkat(WS_AT_FDCWD, "/h/d/h", 0));
+  bool did_fire = atomic_load(&fired);
+  atomic_store(&countdown, -1);
+  return did_fire;
+}
+
+// Removes whatever a round left, with the host healthy; then the mount must work as before.
+static void clean_up(void) {
+  for (const char *const *name = (const char *const[]){"/h/d/f", "/h/d/g", "/h/d/h", "/h/d/l", NULL}; *name; name++) {
+    ws_fs_unlinkat(WS_AT_FDCWD, *name, 0);
+  }
+  ws_fs_unlinkat(WS_AT_FDCWD, "/h/d", AT_REMOVEDIR);
+  expect(ws_fs_mkdirat(WS_AT_FDCWD, "/h/probe", 0755) == 0 && ws_fs_unlinkat(WS_AT_FDCWD, "/h/probe", AT_REMOVEDIR) == 0,
+         "the mount no longer works with the host healthy again");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    printf("host_failures: usage: host_failures HOST_DIR\n");
+    return 2;
+  }
+  if (t_mkdir("/h", 0755) != 0 || ws_fs_mount("/h", &failing_backend, argv[1]) != 0) {
+    printf("host_failures: cannot mount %s\n", argv[1]);
+    return 1;
+  }
+  // How many host calls the sequence makes when none fails: every one of them fails in turn.
+  atomic_store(&calls_made, 0);
+  sequence();
+  long needed = atomic_load(&calls_made);
+  clean_up();
+  for (round_number = 0; round_number < 10000; round_number++) {
+    atomic_store(&fired, false);
+    atomic_store(&countdown, round_number);
+    bool did_fire = sequence();
+    clean_up();
+    if (!did_fire) break;
+  }
+  if (round_number < needed) {
+    printf("host_failures: only %ld of the %ld host calls of a healthy run were reached\n", round_number, needed);
+    failures++;
+  }
+  if (failures != 0) {
+    printf("host_failures: %d failures\n", failures);
+    return 1;
+  }
+  printf("host_failures: %ld host calls failed one at a time, every call answered 0 or an errno, the mount intact\n",
+         round_number);
+  return 0;
+}
