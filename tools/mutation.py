@@ -306,14 +306,20 @@ class Worker:
     def check_fifo(self, timeout):
         return self.run([self.core_test("fifo"), "500"], timeout, r"every round read")
 
-    def check_host(self, timeout):
-        base = self.scratch("host")
+    def host_dir(self, name, inner, text):
+        """A fresh host directory as tests/fs/host.c and rawfs.c expect it: input.txt, the file
+        `inner` (in a folder) holding `text`, and a symlink `escape` to a secret beside it."""
+        base = self.scratch(name)
         folder = os.path.join(base, "dir")
-        os.makedirs(os.path.join(folder, "sub"))
+        os.makedirs(os.path.dirname(os.path.join(folder, inner)))
         write(os.path.join(folder, "input.txt"), "hello from the host\n")
-        write(os.path.join(folder, "sub", "nested.txt"), "nested\n")
+        write(os.path.join(folder, inner), text)
         write(os.path.join(base, "secret.txt"), "secret\n")
         os.symlink("../secret.txt", os.path.join(folder, "escape"))
+        return base, folder
+
+    def check_host(self, timeout):
+        base, folder = self.host_dir("host", "sub/nested.txt", "nested\n")
         os.symlink(os.path.join(base, "secret.txt"), os.path.join(folder, "absolute"))
         failed = self.run([self.core_test("host"), folder, "mount", "4", "60"], timeout, r"host files verified")
         if failed is None and read(os.path.join(base, "secret.txt")) != "secret\n":
@@ -322,13 +328,7 @@ class Worker:
 
     def check_rawfs(self, timeout):
         """A host directory as the root (WASMSCALE_MOUNTS="/=."), /dev and /tmp the program's own."""
-        base = self.scratch("rawfs")
-        folder = os.path.join(base, "dir")
-        os.makedirs(os.path.join(folder, "dev"))
-        write(os.path.join(folder, "input.txt"), "hello from the host\n")
-        write(os.path.join(folder, "dev", "keep.txt"), "keep\n")
-        write(os.path.join(base, "secret.txt"), "secret\n")
-        os.symlink("../secret.txt", os.path.join(folder, "escape"))
+        _, folder = self.host_dir("rawfs", "dev/keep.txt", "keep\n")
         env = dict(self.env(), WASMSCALE_MOUNTS="/=.")
         return self.run([self.core_test("rawfs"), "/", "2", "memory"], timeout, r"host root verified", cwd=folder, env=env)
 
