@@ -21,8 +21,11 @@ test(`a fixed sample of mutants (${PER_FILE} per file, seed ${SEED}) is killed b
                               '--jobs', '2', '--require-all-killed', '--work', scratch], { timeout: 1_800_000 });
   const output = result.stdout + result.stderr;
   assert.equal(result.status, 0, output.slice(-4000));
-  const done = [...output.matchAll(/^mutation: \[(\d+)\/(\d+)\] .*: (killed|timed out)/gm)];
-  assert.ok(done.length >= 30, `only ${done.length} mutants were run:\n${output.slice(-2000)}`);
+  // 3 per file less those listed as equivalent; one that a release's compiler refuses counts as
+  // not compiling. Every other one must be killed.
+  const killed = [...output.matchAll(/^mutation: \[\d+\/\d+\] .*: (killed|timed out)/gm)].length;
+  const unbuilt = [...output.matchAll(/^mutation: \[\d+\/\d+\] .*: build failed/gm)].length;
+  assert.ok(killed >= 25, `only ${killed} mutants were killed:\n${output.slice(-2000)}`);
   assert.doesNotMatch(output, /: survived$/m);
-  t.diagnostic(`mutation sample: ${done.length} mutants, all killed`);
+  t.diagnostic(`mutation sample: ${killed} mutants killed, ${unbuilt} not compiling, none survived`);
 });
