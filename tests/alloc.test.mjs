@@ -127,6 +127,35 @@ test('a large block under the largest bin comes from the smallest free span it f
   expectPass(run(sanitized('test_span_fit', 'address,undefined'), []), 'span fit');
 });
 
+// Through the ws_* names only: each reads the allocator's figures or its pool from an empty
+// start, which a program whose C library shares the allocator never has.
+test('the span pool places spans and counts memory by its rules: growth, trim, runs at the top, the smallest hole, hole sparing, realloc in place, page-map pages (ASan+UBSan)', () => {
+  expectPass(run(sanitized('test_span_policy', 'address,undefined'), []), 'span policy');
+});
+
+test('freed memory comes back whichever thread frees it, malloc_trim returns spares, and mallinfo adds up (ASan+UBSan and TSan)', () => {
+  expectPass(run(sanitized('test_accounting', 'address,undefined'), []), 'accounting');
+  expectTsanClean(run(sanitized('test_accounting', 'thread'), []), 'accounting');
+});
+
+test('a full run rejoins its class list with a quarter of its blocks back where a class has many, and an emptied run leaves the list unless it is the last (ASan+UBSan)', () => {
+  expectPass(run(sanitized('test_full_runs', 'address,undefined'), []), 'full runs');
+});
+
+const BAD_FREES = ['invalid-pointer', 'large-double-free', 'large-interior-pointer'];
+test('without checked mode, a free of a pointer never returned, a large block freed twice and a pointer into a large block each stop the program with one line, natively and in Wasm', () => {
+  const nativeProgram = native('test_bad_free');
+  const wasmProgram = wasm('test_bad_free', 'wasmscale', []);
+  for (const misuse of BAD_FREES) {
+    for (const result of [run(nativeProgram, [misuse]), runWasm(wasmProgram, [misuse])]) {
+      assert.notEqual(result.status, 0, `${misuse} must stop the program`);
+      assert.match(result.stderr, /^wasmscale: free\(\) of a pointer this allocator never returned \(address 0x[0-9a-f]+\)$/m, `${misuse}: ${result.stderr}`);
+    }
+  }
+  expectPass(run(nativeProgram, ['none']), 'bad free');
+  expectPass(runWasm(wasmProgram, ['none']), 'bad free');
+});
+
 const MISUSES = {
   'double-free': /^wasmscale: double free \(address 0x[0-9a-f]+\)$/m,
   'large-double-free': /^wasmscale: double free \(address 0x[0-9a-f]+\)$/m,

@@ -42,9 +42,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EQUIVALENTS_DOC = os.path.join(ROOT, "docs", "testing.md")
 TARGET_SCORE = 0.85
 
-ALLOC_CHECKS = ["alloc_api", "alloc_stress", "alloc_churn", "alloc_reuse", "alloc_random_frees",
-                "alloc_larger_class", "alloc_handoff", "alloc_kept", "alloc_spares", "alloc_large_hole",
-                "alloc_large_reuse", "alloc_passed_surplus", "alloc_span_fit", "checked_mode"]
+ALLOC_CHECKS = ["alloc_api", "alloc_accounting", "alloc_span_policy", "alloc_full_runs", "bad_free", "alloc_stress", "alloc_churn",
+                "alloc_reuse", "alloc_random_frees", "alloc_larger_class", "alloc_handoff", "alloc_kept",
+                "alloc_spares", "alloc_large_hole", "alloc_large_reuse", "alloc_passed_surplus", "alloc_span_fit",
+                "checked_mode"]
 MEMORY_CHECKS = ["conformance", "fsx", "memory_use", "difffuzz", "threads", "sharing", "out_of_memory"]
 # The files mutated, each with the checks that reach its code (run in this order, the likeliest
 # to kill first): a check that never calls into a file only costs time there.
@@ -58,7 +59,7 @@ TARGETS = {
     "src/fs/memory/dir.c": MEMORY_CHECKS,
     "src/fs/memory/backend.c": MEMORY_CHECKS,
     "src/fs/host/backend.c": ["host", "core_calls", "host_failures", "difffuzz", "escape", "out_of_memory"],
-    "src/alloc/api.c": ALLOC_CHECKS,
+    "src/alloc/api.c": ALLOC_CHECKS + ["alloc_api_wasm"],
     "src/alloc/free.c": ALLOC_CHECKS,
     "src/alloc/span.c": ALLOC_CHECKS,
 }
@@ -70,6 +71,7 @@ SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 NATIVE_FLAGS = ["-O1", "-g", "-pthread", "-D_GNU_SOURCE", "-Wno-unused-function"]
 WASM_FLAGS = ["--fs=wasmscale", "-O1", "-pthread", "-sPROXY_TO_PTHREAD", "-sEXIT_RUNTIME=1", "-sPTHREAD_POOL_SIZE=6",
               "-sALLOW_MEMORY_GROWTH=1", "-Wno-pthreads-mem-growth", "-Wno-unused-function"]
+WASM_ALLOC_FLAGS = ["--malloc=wasmscale", "-O1", "-fno-builtin", "-sALLOW_MEMORY_GROWTH=1"]
 DIFFFUZZ_SEEDS = [3, 11, 29]
 DIFFFUZZ_STEPS = "400"
 
@@ -92,6 +94,7 @@ class Mutant:
         if i1 == i2 and i1 > 0:  # an inserted line is named with the line it follows
             i1, j1 = i1 - 1, j1 - 1
         self.line = i1 + 1
+        self.function = enclosing_function(old, i1)
         self.before = " ".join(line.strip() for line in old[i1:i2])
         self.after = " ".join(line.strip() for line in new[j1:j2])
         self.diff = "".join(difflib.unified_diff(original.splitlines(True), text.splitlines(True),
@@ -101,6 +104,17 @@ class Mutant:
     @property
     def name(self):
         return f"{self.file}#{self.number}"
+
+
+def enclosing_function(lines, index):
+    """The name of the C function whose body holds lines[index] (None outside any)."""
+    for line in reversed(lines[:index + 1]):
+        match = re.match(r"^[A-Za-z_][\w \t\*]*?\b(\w+)\([^;]*$", line)
+        if match:
+            return match.group(1)
+        if line.startswith("}"):
+            return None
+    return None
 
 
 def generate(file, mutate, work):
@@ -163,14 +177,25 @@ def sample(file, mutants, count, seed, skipped):
 
 
 def listed_equivalents():
-    """(file, original line, mutated line) -> reason, from docs/testing.md's list."""
+    """(file, function or None, original line, mutated line) -> reason, from docs/testing.md's
+    list. An entry names the function (`- FILE in FUNCTION: ...`) where its line occurs in
+    several and the reason holds in one."""
     entries = {}
-    pattern = re.compile(r"^- (\S+?): `(.+?)` → `(.*?)`: (.+)$")
+    pattern = re.compile(r"^- (\S+?)(?: in (\w+))?: `(.+?)` → `(.*?)`: (.+)$")
     for line in read(EQUIVALENTS_DOC).splitlines():
         match = pattern.match(line)
         if match:
-            entries[(match.group(1), match.group(2).strip(), match.group(3).strip())] = match.group(4)
+            entries[(match.group(1), match.group(2), match.group(3).strip(), match.group(4).strip())] = match.group(5)
     return entries
+
+
+def equivalence_of(mutant, equivalents):
+    """The listed reason why `mutant` is equivalent, or None."""
+    for function in (mutant.function, None):
+        reason = equivalents.get((mutant.file, function, mutant.before, mutant.after))
+        if reason is not None:
+            return reason
+    return None
 
 
 # ----- a worker: one copy of the checkout, its builds and its checks ----------------------------
@@ -237,10 +262,10 @@ class Worker:
                  "-I" + os.path.join(self.tree, "include")]
         return self.link(name, [f"tests/alloc/{name}.c"], flags, self.alloc_core())
 
-    def wasm_test(self, name):
+    def wasm_test(self, name, folder="fs", flags=WASM_FLAGS):
         output = os.path.join(self.bin, f"{name}.js")
-        result = subprocess.run([os.path.join(self.tree, "bin", "wasmscale-cc"), *WASM_FLAGS,
-                                 os.path.join(self.tree, "tests", "fs", f"{name}.c"), "-o", output],
+        result = subprocess.run([os.path.join(self.tree, "bin", "wasmscale-cc"), *flags,
+                                 os.path.join(self.tree, "tests", folder, f"{name}.c"), "-o", output],
                                 capture_output=True, text=True, env=self.env())
         if result.returncode != 0:
             raise subprocess.CalledProcessError(result.returncode, "wasmscale-cc", result.stdout, result.stderr)
@@ -260,8 +285,9 @@ class Worker:
 
     # ----- the checks: each returns None when it passes, else a line saying what failed ------
     def check(self, name, timeout):
-        method = getattr(self, "check_" + (name if not name.startswith("alloc_") else "alloc"))
-        return method(name, timeout) if name.startswith("alloc_") else method(timeout)
+        if hasattr(self, "check_" + name):
+            return getattr(self, "check_" + name)(timeout)
+        return self.check_alloc(name, timeout)  # alloc_X: tests/alloc/test_X.c, natively
 
     def run(self, command, timeout, pattern, cwd=None, env=None):
         """Runs `command`; None when it exits 0 printing `pattern`, else what went wrong."""
@@ -409,6 +435,24 @@ class Worker:
                 failed = f"{misuse}: not stopped with a line saying '{words}'"
         return failed
 
+    def check_alloc_api_wasm(self, timeout):
+        """test_api in Wasm, where the page size (64 KiB) is not the native one."""
+        program = self.wasm_test("test_api", "alloc", WASM_ALLOC_FLAGS)
+        return self.run(["node", "--no-experimental-fetch", program], timeout, r"api: [1-9]\d* passed, 0 failed")
+
+    def check_bad_free(self, timeout):
+        """Without checked mode, each free the allocator can tell is wrong stops the program
+        with its line (tests/alloc.test.mjs)."""
+        program = self.alloc_test("test_bad_free")
+        failed = self.run([program, "none"], timeout, r"bad free: [1-9]\d* passed, 0 failed")
+        for misuse in ["invalid-pointer", "large-double-free", "large-interior-pointer"]:
+            if failed:
+                break
+            status, output = self.execute([program, misuse], timeout)
+            if status == 0 or "never returned" not in output:
+                failed = f"{misuse}: not stopped with a line saying 'never returned'"
+        return failed
+
     ALLOC_ARGS = {"test_stress": ["4", "4", "60"]}
 
     def check_alloc(self, name, timeout):
@@ -477,7 +521,8 @@ def report(files, results, skipped, equivalents, seed, per_file, elapsed):
         for mutant in results[file]:
             if mutant.outcome in ("survived", "equivalent"):
                 title = "survived" if mutant.outcome == "survived" else f"equivalent: {mutant.detail}"
-                lines += [f"## {mutant.name}, line {mutant.line}: {title}", "", "```diff", mutant.diff.rstrip(), "```", ""]
+                where = f" (in {mutant.function})" if mutant.function else ""
+                lines += [f"## {mutant.name}, line {mutant.line}{where}: {title}", "", "```diff", mutant.diff.rstrip(), "```", ""]
     return "\n".join(lines) + "\n", scores
 
 
@@ -528,9 +573,9 @@ def main():
     pending = queue.Queue()
     for file in args.files:
         for mutant in chosen[file]:
-            key = (mutant.file, mutant.before, mutant.after)
-            if key in equivalents:
-                mutant.outcome, mutant.detail = "equivalent", equivalents[key]
+            reason = equivalence_of(mutant, equivalents)
+            if reason is not None:
+                mutant.outcome, mutant.detail = "equivalent", reason
             else:
                 pending.put(mutant)
     total, done, lock = pending.qsize(), [0], threading.Lock()
@@ -557,7 +602,8 @@ def main():
     print(f"mutation: report written to {args.report}")
     survivors = [m for f in args.files for m in chosen[f] if m.outcome == "survived"]
     for mutant in survivors:
-        print(f"mutation: survived: {mutant.name} line {mutant.line}: `{mutant.before}` → `{mutant.after}`")
+        where = f" in {mutant.function}" if mutant.function else ""
+        print(f"mutation: survived: {mutant.name} line {mutant.line}{where}: `{mutant.before}` → `{mutant.after}`")
     failing = [f for f in args.files if scores[f] < TARGET_SCORE]
     if args.require_all_killed and survivors:
         print(f"mutation: {len(survivors)} mutants survived; each needs a test that kills it, or an entry "

@@ -5,8 +5,11 @@
 //                overflow | large-overflow | underflow | use-after-free | none
 #include "check.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "wasmscale/alloc.h"
 
 static volatile unsigned char sink;
 
@@ -17,8 +20,8 @@ static void flush_quarantine(void) {
 }
 
 // Valid programs: every small size freed at once (std::thread's 4-byte tuple), every size up
-// to a few pages written to its last byte, aligned blocks, realloc, and blocks that leave the
-// quarantine and are reused.
+// to a few pages written to its last byte, aligned blocks, realloc, blocks that leave the
+// quarantine and are reused, and sizes too large for any window.
 static void valid_uses(void) {
   for (size_t n = 0; n <= 64; n++) WS(free)(WS(malloc)(n));
   for (size_t n = 1; n <= 70000; n += n < 256 ? 1 : 997) {
@@ -46,6 +49,19 @@ static void valid_uses(void) {
   CHECK(big != NULL);
   big[((size_t)20 << 20) - 1] = 1;
   WS(free)(big);
+  // Sizes no window can hold fail, though the header and canaries added to them would wrap
+  // around to a small block.
+  errno = 0;
+  CHECK(WS(malloc)(SIZE_MAX) == NULL && errno == ENOMEM);
+  CHECK(WS(malloc)(SIZE_MAX - 20) == NULL && errno == ENOMEM);
+  // Blocks leaving the quarantine go back to their runs: cycling through it takes no more memory.
+  flush_quarantine();
+  ws_alloc_stats stats;
+  ws_alloc_get_stats(&stats);
+  uint64_t held = stats.bytes_reserved - stats.bytes_pool_free;  // the big block's pages are free in the pool
+  for (int i = 0; i < 10; i++) flush_quarantine();
+  ws_alloc_get_stats(&stats);
+  CHECK(stats.bytes_reserved - stats.bytes_pool_free == held);
 }
 
 int main(int argc, char **argv) {

@@ -58,24 +58,26 @@ static inline char *t_getcwd(char *buffer, size_t size) { return fs_result(ws_fs
 #define t_flock(fd, operation) fs_result(ws_fs_flock(fd, operation))
 #define t_link(from, to) fs_result(ws_fs_linkat(WS_AT_FDCWD, from, WS_AT_FDCWD, to, 0))
 #define t_readlink(path, buffer, size) fs_result(ws_fs_readlinkat(WS_AT_FDCWD, path, buffer, size))
+#define t_fallocate(fd, offset, length) fs_result(ws_fs_fallocate(fd, 0, offset, length))
 static inline long t_lstat(const char *path, ws_stat *out) {
   return fs_result(ws_fs_fstatat(WS_AT_FDCWD, path, out, AT_SYMLINK_NOFOLLOW));
 }
 static inline long t_fstat(int fd, ws_stat *out) { return fs_result(ws_fs_fstat(fd, out)); }
 #define T_SIZE(info) ((info).size)
 #define T_NLINK(info) ((info).nlink)
-// The names in directory `path` (not . or ..), each passed to `take`; -1 on error.
+// The entries of directory `path` (not . or ..), each name and d_ino passed to `take`; -1 on error.
+typedef void t_take_entry(void *context, const char *name, unsigned long long ino);
 struct named_entries {
-  void (*take)(void *context, const char *name);
+  t_take_entry *take;
   void *context;
 };
 static int name_entry(void *context, const struct ws_dirent *entry, uint64_t next) {
   (void)next;
   struct named_entries *named = context;
-  if (strcmp(entry->name, ".") != 0 && strcmp(entry->name, "..") != 0) named->take(named->context, entry->name);
+  if (strcmp(entry->name, ".") != 0 && strcmp(entry->name, "..") != 0) named->take(named->context, entry->name, entry->ino);
   return 1;
 }
-static inline int t_list(const char *path, void (*take)(void *, const char *), void *context) {
+static inline int t_list(const char *path, t_take_entry *take, void *context) {
   int fd = (int)ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0);
   if (fd < 0) return (int)fs_result(fd);
   struct named_entries named = {take, context};
@@ -128,15 +130,17 @@ static inline long long t_ino(const char *path) {
 #define t_flock flock
 #define t_link link
 #define t_readlink readlink
+#define t_fallocate(fd, offset, length) fallocate(fd, 0, offset, length)
 #define t_lstat lstat
 #define t_fstat fstat
 #define T_SIZE(info) ((info).st_size)
 #define T_NLINK(info) ((info).st_nlink)
-static inline int t_list(const char *path, void (*take)(void *, const char *), void *context) {
+typedef void t_take_entry(void *context, const char *name, unsigned long long ino);
+static inline int t_list(const char *path, t_take_entry *take, void *context) {
   DIR *dir = opendir(path);
   if (dir == NULL) return -1;
   for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
-    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) take(context, entry->d_name);
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) take(context, entry->d_name, entry->d_ino);
   }
   closedir(dir);
   return 0;
@@ -158,7 +162,8 @@ struct counted_entries {
   const char *name;
   int count;
 };
-static void count_name(void *context, const char *name) {
+static void count_name(void *context, const char *name, unsigned long long ino) {
+  (void)ino;
   struct counted_entries *counted = context;
   counted->count += counted->name != NULL ? strcmp(name, counted->name) == 0 : name[0] != '.';
 }

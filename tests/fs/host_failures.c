@@ -5,8 +5,8 @@
 // it, link, rename, unlink, remove the directory. Each call must succeed or return a negative
 // errno, never crash or report a positive number; a read that succeeds must return what was
 // written. Then the state is cleaned up with the host healthy, the mount must work again, and
-// the next k runs, until every host call of a healthy sequence has failed once. Natively on the
-// core.
+// the next k runs, until every host call of a healthy sequence has failed once. Last, a write
+// and a truncate the host refuses must return the host's own errno. Natively on the core.
 //   host_failures HOST_DIR
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -20,6 +20,7 @@ static _Atomic long countdown = -1;  // host calls left before one fails; -1: no
 static _Atomic bool fired;
 
 static _Atomic long calls_made;
+static _Atomic int failing_errno = EIO;  // what the failing call answers
 
 static bool fail_now(void) {
   atomic_fetch_add(&calls_made, 1);
@@ -30,7 +31,7 @@ static bool fail_now(void) {
 }
 
 #define FAILING(type, name, parameters, arguments) \
-  static type failing_##name parameters { return fail_now() ? -EIO : ws_prim_host_##name arguments; }
+  static type failing_##name parameters { return fail_now() ? -atomic_load(&failing_errno) : ws_prim_host_##name arguments; }
 FAILING(int, open_root, (const char *path), (path))
 FAILING(int, open_dir, (int dir, const char *name), (dir, name))
 FAILING(int, lstat, (int dir, const char *name, ws_host_stat *out), (dir, name, out))
@@ -124,6 +125,32 @@ static void clean_up(void) {
          "the mount no longer works with the host healthy again");
 }
 
+// The host's own answer reaches the program: a write or truncate the host refuses returns the
+// host's errno (EDQUOT as ENOSPC for a write: the name the program knows for a full disk).
+static void host_errno_passed_on(void) {
+  int fd = (int)ws_fs_openat(WS_AT_FDCWD, "/h/e", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  expect(fd >= 0, "cannot create /h/e");
+  static const struct {
+    int host, write, truncate;
+  } answers[] = {{EPERM, EPERM, EPERM}, {EACCES, EACCES, EACCES}, {EDQUOT, ENOSPC, EDQUOT}, {EIO, EIO, EIO}};
+  for (size_t i = 0; fd >= 0 && i < sizeof answers / sizeof *answers; i++) {
+    atomic_store(&failing_errno, answers[i].host);
+    atomic_store(&countdown, 0);
+    long wrote = ws_fs_write(fd, "x", 1);
+    atomic_store(&countdown, 0);
+    long truncated = ws_fs_ftruncate(fd, 100);
+    atomic_store(&countdown, -1);
+    if (wrote != -answers[i].write || truncated != -answers[i].truncate) {
+      printf("host_failures: the host answered %s; write returned %ld and ftruncate %ld\n", strerror(answers[i].host),
+             wrote, truncated);
+      failures++;
+    }
+  }
+  atomic_store(&failing_errno, EIO);
+  if (fd >= 0) ws_fs_close(fd);
+  ws_fs_unlinkat(WS_AT_FDCWD, "/h/e", 0);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     printf("host_failures: usage: host_failures HOST_DIR\n");
@@ -145,6 +172,7 @@ int main(int argc, char **argv) {
     clean_up();
     if (!did_fire) break;
   }
+  host_errno_passed_on();
   if (round_number < needed) {
     printf("host_failures: only %ld of the %ld host calls of a healthy run were reached\n", round_number, needed);
     failures++;

@@ -1,5 +1,5 @@
 // Out of memory, one allocation at a time: for each k, the k-th allocation from now fails (malloc,
-// calloc and realloc are wrapped around glibc's), and a sequence of calls runs on the core: a host
+// calloc, realloc and aligned_alloc are wrapped around glibc's), and a sequence of calls runs on the core: a host
 // mount, file creation and writes in it and in memory, record locks, flock, renames, a directory,
 // a symlink, an unlink.
 // Each call must either succeed or return a negative errno; none may crash or report a positive
@@ -19,6 +19,7 @@
 void *__libc_malloc(size_t size);
 void *__libc_calloc(size_t count, size_t size);
 void *__libc_realloc(void *block, size_t size);
+void *__libc_memalign(size_t alignment, size_t size);
 
 static _Atomic long countdown = -1;  // allocations left before one fails; -1: none will
 static _Atomic bool fired;
@@ -32,6 +33,7 @@ static bool fail_now(void) {
 void *malloc(size_t size) { return fail_now() ? NULL : __libc_malloc(size); }
 void *calloc(size_t count, size_t size) { return fail_now() ? NULL : __libc_calloc(count, size); }
 void *realloc(void *block, size_t size) { return fail_now() ? NULL : __libc_realloc(block, size); }
+void *aligned_alloc(size_t alignment, size_t size) { return fail_now() ? NULL : __libc_memalign(alignment, size); }
 
 static int failures;
 static long round_number;
