@@ -142,13 +142,23 @@ STORAGE_FS_FLAGS_opfs       := --fs=wasmscale --backend=opfs --pre-js bench/src/
 STORAGE_FS_FLAGS_idbfs      := --fs=js -lidbfs.js --pre-js bench/src/browser_storage.pre.js
 STORAGE_FS_FLAGS_wasmfsopfs := --fs=wasmfs -lopfs.js -sFORCE_FILESYSTEM --pre-js bench/src/browser_storage.pre.js
 bench_fs_flags = $(or $(STORAGE_FS_FLAGS_$(1)),--fs=$(1))
+# The pgzip workload links the example's file compression and zlib-ng, built as the example
+# builds it (with emcmake and the installed toolchain file, once per release).
+PGZIP_ZLIB := $(WASM_BUILD)/pgzip/zlib-ng
+PGZIP_SOURCES := examples/pgzip/gzip_file.c examples/pgzip/gzip_file.h $(PGZIP_ZLIB)/libz.a
+bench_extra_sources = $(if $(filter pgzip,$(1)),$(PGZIP_SOURCES))
+bench_extra_flags = $(if $(filter pgzip,$(1)),-I$(PGZIP_ZLIB) examples/pgzip/gzip_file.c $(PGZIP_ZLIB)/libz.a)
+$(PGZIP_ZLIB)/libz.a: | setup
+	@echo "build: $@"
+	@EMCC=$(EMCC) $(NODE) examples/pgzip/gzip-host-dir.mjs --build-zlib
 .SECONDEXPANSION:
-$(WASM_BUILD)/bench/%.js: bench/src/$$(call field,1,$$*).c $(BENCH_HARNESS) $(PEER_SOURCES) $(STORAGE_PRE_JS) $(WSCC) | setup
+$(WASM_BUILD)/bench/%.js: bench/src/$$(call field,1,$$*).c $(BENCH_HARNESS) $(PEER_SOURCES) $(STORAGE_PRE_JS) $(WSCC) \
+                          $$(call bench_extra_sources,$$(call field,1,$$*)) | setup
 	@mkdir -p $(@D)
 	@echo "build: $@"
 	@$(WSCC) --malloc=$(call field,2,$*) $(call bench_fs_flags,$(call field,3,$*)) $(BENCH_CFLAGS) \
 	  $(if $(filter pthread,$(call field,4,$*)),-sPROXY_TO_PTHREAD) \
-	  $< bench/src/harness.c -o $@
+	  $< bench/src/harness.c $(call bench_extra_flags,$(call field,1,$*)) -o $@
 
 # Set-up runs first, alone: on a fresh machine nothing can compile before it has installed emcc.
 # (Not a prerequisite of the libraries: the driver builds those on a user's machine too.)

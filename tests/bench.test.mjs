@@ -45,7 +45,10 @@ test('quick suite: every configuration verifies on every host; JSON, report and 
   }
 
   const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
-  for (const heading of ['## Headline', '## Allocator targets', '## math', '## malloc', '## fs', 'Machine:']) assert.ok(report.includes(heading), heading);
+  for (const heading of ['## Headline', '## Allocator targets', '## math', '## malloc', '## fs', '## pgzip', 'Machine:']) {
+    assert.ok(report.includes(heading), heading);
+  }
+  assert.match(report, /\| wasmscale host backend \| wasmscale \| 4 \|/, 'pgzip rows');
   // Speed targets are judged on the fastest repetitions, peaks on the highest; both show the medians' ratio beside.
   assert.match(report, /\| node: small, 2 thread\(s\), at least as fast as mimalloc \| [\d.]+× mimalloc's speed; medians [\d.]+× \|/);
   assert.match(report, /\| node: cross, 4 thread\(s\), peak ≤ 1.1× dlmalloc.s and ≤ mimalloc.s \| [\d.]+× dlmalloc, [\d.]+× mimalloc; medians [\d.]+× dlmalloc \|/);
@@ -116,10 +119,10 @@ test('the schema rejects malformed results', () => {
 });
 
 // Natively built (gcc) with a corrupting malloc or read wrapped around the real one.
-function nativeBench(workload, wrap) {
+function nativeBench(workload, wrap, extra = []) {
   const exe = path.join(scratch, `${workload}-corrupt`);
   const build = run('gcc', ['-O1', '-pthread', `-D${wrap}=corrupting_${wrap}`, path.join(ROOT, `bench/src/${workload}.c`),
-    path.join(ROOT, 'bench/src/harness.c'), '-x', 'none', path.join(scratch, 'corrupting_io.o'), '-o', exe]);
+    path.join(ROOT, 'bench/src/harness.c'), ...extra, '-x', 'none', path.join(scratch, 'corrupting_io.o'), '-o', exe]);
   assert.equal(build.status, 0, build.stderr);
   return exe;
 }
@@ -133,6 +136,11 @@ test('benchmark programs detect corrupted results and fail loudly', () => {
   const fsRun = run(nativeBench('fs', 'read'), ['--variant=smallfile', '--scale=1', '--reps=1'], { cwd: scratch });
   assert.equal(fsRun.status, 1);
   assert.match(fsRun.stdout, /^@@error fs: .* read back wrong/m);
+  // pgzip natively with the system's zlib, its .gz files written wrong.
+  const pgzip = run(nativeBench('pgzip', 'fwrite', [path.join(ROOT, 'examples/pgzip/gzip_file.c'), '-lz']),
+                    ['--scale=0.05', '--reps=1', '--warmup=0', `--dir=${scratch}`], { cwd: scratch });
+  assert.equal(pgzip.status, 1, pgzip.stdout + pgzip.stderr);
+  assert.match(pgzip.stdout, /^@@error pgzip: .* does not inflate to its input/m);
 });
 
 test('benchmark programs reject bad arguments', () => {

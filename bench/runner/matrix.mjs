@@ -37,6 +37,8 @@ function storagePairs() {
 }
 const STORAGE_FILE_SYSTEMS = new Set(STORAGE_PAIRS.flatMap((pair) => [pair.peer, pair.ours]));
 export const HOSTS = ['node', 'chromium', 'native'];
+// The host-file systems the pgzip workload runs on, Emscripten's first (the report's baseline).
+export const PGZIP_FILE_SYSTEMS = ['nodefs', 'host', 'wasmfsnode'];
 const WASM_HOSTS = ['node', 'chromium'];
 
 // The near-native reference: the malloc workload built with gcc -O2 and run on Linux with
@@ -112,6 +114,15 @@ export function configurations({ quick = false } = {}) {
     for (const threads of THREAD_COUNTS) {
       add({ workload: 'fs', variant: 'files', malloc: 'dlmalloc', fs, where: 'pthread', threads,
             scale: fsScale(fs, 'pthread', 'files'), ...where });
+    }
+  }
+  // pgzip, the example application (bench/src/pgzip.c), on host files (Node): each allocator,
+  // over NODEFS, wasmscale's host backend and, where the release has it, WasmFS's Node backend.
+  for (const fs of PGZIP_FILE_SYSTEMS.filter((name) => fileSystems.includes(name))) {
+    for (const malloc of MALLOCS) {
+      for (const threads of THREAD_COUNTS) {
+        add({ workload: 'pgzip', variant: 'files', malloc, fs, where: 'pthread', threads, scale: 1, hosts: ['node'] });
+      }
     }
   }
   return list;

@@ -3,7 +3,7 @@ export const SCHEMA = 'wasmscale-bench/2';  // 2: records name their round
 
 const nullableNumber = (value) => value === null || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
 const RECORD_FIELDS = {
-  workload: (v) => ['math', 'malloc', 'fs'].includes(v),
+  workload: (v) => ['math', 'malloc', 'fs', 'pgzip'].includes(v),
   variant: (v) => typeof v === 'string' && v.length > 0,
   host: (v) => ['node', 'chromium', 'native'].includes(v),
   threads: (v) => Number.isInteger(v) && v >= 1,

@@ -3,6 +3,7 @@
 // its files and writes their .gz beside the others through wasmscale's host backend.
 //
 //   usage: node examples/pgzip/gzip-host-dir.mjs INPUT_DIR OUTPUT_DIR [THREADS] [--malloc=NAME]
+//          node examples/pgzip/gzip-host-dir.mjs --build-zlib      (zlib-ng only, for the benchmark)
 //
 // zlib comes from zlib-ng, a third-party CMake project: its sources from the crates.io package
 // libz-ng-sys (fetched with cargo), configured with Emscripten's emcmake and wasmscale's
@@ -57,11 +58,13 @@ export function buildPgzip(malloc = 'wasmscale') {
   must(path.join(ROOT, 'bin', 'wasmscale-cc'),
        [`--malloc=${malloc}`, '--fs=wasmscale', '--mount=/data=.', '-O2', '-pthread', '-sPROXY_TO_PTHREAD',
         '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=8', '-sALLOW_MEMORY_GROWTH=1', '-Wno-pthreads-mem-growth',
-        `-I${zlib.include}`, path.join(HERE, 'pgzip.c'), zlib.library, '-o', program]);
+        `-I${zlib.include}`, path.join(HERE, 'pgzip.c'), path.join(HERE, 'gzip_file.c'), zlib.library, '-o', program]);
   return program;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--build-zlib') {
+  zlibNg();  // for the benchmark's pgzip workload (Makefile)
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const malloc = (args.find((a) => a.startsWith('--malloc=')) ?? '--malloc=wasmscale').slice('--malloc='.length);
   const [input, output, threads = '4'] = args.filter((a) => !a.startsWith('--'));
