@@ -138,7 +138,7 @@ test('freed memory comes back whichever thread frees it, malloc_trim returns spa
   expectTsanClean(run(sanitized('test_accounting', 'thread'), []), 'accounting');
 });
 
-test('a full run rejoins its class list with a quarter of its blocks back where a class has many, and an emptied run leaves the list unless it is the last (ASan+UBSan)', () => {
+test('a full run rejoins its class list with a quarter of its blocks back where a class has many, an emptied run leaves the list unless it is the last, and an emptied heap keeps few spares (ASan+UBSan)', () => {
   expectPass(run(sanitized('test_full_runs', 'address,undefined'), []), 'full runs');
 });
 

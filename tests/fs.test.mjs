@@ -97,13 +97,13 @@ test('core calls no libc call reaches: whole writes, sync of everything open wit
   expectOutput(run(core('core_calls', 'address,undefined'), [hostDir]), /core_calls: whole writes, every sync, writes cut at the file-size limit, descriptor 0, host refusals/);
 });
 
-test('out of memory, one allocation at a time: every call of a sequence (host mount, files, locks, renames, a directory, a symlink) answers 0 or an errno, never crashes (the core under UBSan)', () => {
+test('out of memory, one allocation at a time: every call of a sequence (host mount, files, locks, renames, a directory, a symlink) answers 0 or an errno, never crashes, and leaks nothing (the core under UBSan)', () => {
   const hostDir = fs.mkdtempSync(path.join(scratch, 'out-of-memory-'));
   // UBSan only: the program wraps malloc, which ASan would replace.
   expectOutput(run(core('out_of_memory', 'undefined'), [hostDir]), /out_of_memory: \d+ allocations failed one at a time, every call answered 0 or an errno/);
 });
 
-test('the host failing, one host call at a time: every call through a host mount answers 0 or an errno, reads return what was written, the mount works once the host does, and a write or truncate the host refuses returns the host's errno (the core under ASan+UBSan)', () => {
+test('the host failing, one host call at a time: every call through a host mount answers 0 or an errno, reads return what was written, the mount works once the host does, and a write, truncate or lookup the host refuses returns the host\'s errno (the core under ASan+UBSan)', () => {
   const hostDir = fs.mkdtempSync(path.join(scratch, 'host-failures-'));
   expectOutput(run(core('host_failures', 'address,undefined'), [hostDir]),
                /host_failures: \d+ host calls failed one at a time, every call answered 0 or an errno, the mount intact/);
@@ -173,12 +173,14 @@ test('Emscripten\'s FS API: one script gives the same results with Emscripten\'s
             'the callback comes before syncfs returns, as with Emscripten\'s MEMFS and NODEFS');
 });
 
-test('console: lines from 4 threads arrive whole, and the unfinished last line at exit', () => {
+test('console: lines from 4 threads arrive whole, the unfinished last line at exit, and fsync(1) and sync() send an unfinished line on', () => {
   const result = runWasm(wasm('console'));
   assert.equal(result.status, 0, result.stderr);
   const lines = result.stdout.split('\n');
   const last = lines.pop();
   assert.equal(last, 'last words without a newline');
+  assert.equal(lines.pop(), 'sync sends this line on');
+  assert.equal(lines.pop(), 'fsync sends this line on');
   assert.equal(lines.length, 800);
   for (const line of lines) assert.match(line, /^thread \d line \d+ end$/);
   assert.equal(new Set(lines).size, 800, 'every line once');

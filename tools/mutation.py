@@ -46,14 +46,14 @@ ALLOC_CHECKS = ["alloc_api", "alloc_accounting", "alloc_span_policy", "alloc_ful
                 "alloc_reuse", "alloc_random_frees", "alloc_larger_class", "alloc_handoff", "alloc_kept",
                 "alloc_spares", "alloc_large_hole", "alloc_large_reuse", "alloc_passed_surplus", "alloc_span_fit",
                 "checked_mode"]
-MEMORY_CHECKS = ["conformance", "fsx", "memory_use", "difffuzz", "threads", "sharing", "out_of_memory"]
+MEMORY_CHECKS = ["conformance", "fsx", "memory_use", "core_calls", "difffuzz", "threads", "sharing", "out_of_memory"]
 # The files mutated, each with the checks that reach its code (run in this order, the likeliest
 # to kill first): a check that never calls into a file only costs time there.
 TARGETS = {
     "src/fs/locks.c": ["conformance", "locking", "out_of_memory"],
     "src/fs/io.c": ["conformance", "fsx", "core_calls", "memory_use", "rawfs", "difffuzz", "sharing", "fifo",
-                    "threads"],
-    "src/fs/path.c": ["conformance", "difffuzz", "escape", "host", "threads"],
+                    "threads", "console"],
+    "src/fs/path.c": ["conformance", "core_calls", "host_failures", "difffuzz", "escape", "host", "threads"],
     "src/fs/namespace.c": ["conformance", "core_calls", "difffuzz", "threads", "escape", "host", "out_of_memory"],
     "src/fs/memory/file.c": MEMORY_CHECKS,
     "src/fs/memory/dir.c": MEMORY_CHECKS,
@@ -302,6 +302,11 @@ class Worker:
     def check_conformance(self, timeout):
         program = self.wasm_test("conformance")
         return self.run(["node", "--no-experimental-fetch", program], timeout, r"conformance: \d+ cases, 0 failed")
+
+    def check_console(self, timeout):
+        program = self.wasm_test("console")
+        return self.run(["node", "--no-experimental-fetch", program], timeout,
+                        r"(?m)^fsync sends this line on\nsync sends this line on$")
 
     def check_fsx(self, timeout):
         return self.run([self.core_test("fsx"), "6000", "20261126"], timeout, r"fsx: seed \d+: \d+ operations .* matched")

@@ -99,6 +99,8 @@ struct ws_fs_backend {
   int (*set_times)(ws_node *node, const struct timespec times[2]);
   // The last reference is gone: free what the backend keeps for the node.
   void (*release)(ws_node *node);
+  // The mount's last node is gone after it was unmounted: free mount->data (may be NULL).
+  void (*unmount)(ws_mount *mount);
 };
 
 // ----- nodes -------------------------------------------------------------------------------
@@ -171,8 +173,13 @@ struct ws_mount {
   ws_node *covered;  // the directory this mount hides (NULL for the root mount)
   const char *graft; // a graft (mount.c): its name in `covered`, which it hangs from, not hides
   _Atomic uint32_t open_files;  // open descriptions of its files (unmount: EBUSY)
+  _Atomic uint32_t nodes;       // its nodes alive, the root among them
+  _Atomic bool unmounted;       // set once unmounted: its last node's release frees the mount
   void *data;        // the backend's
 };
+// A node of `mount` is gone (ws_node_unref): once the mount is unmounted, the last one frees it
+// (a walk that passed through the mount may hold its nodes for a while after the unmount).
+void ws_mount_node_gone(ws_mount *mount);
 
 // Sets up the root file system on first use (memory root, /dev, /tmp, fds 0-2). Thread safe;
 // inline because every descriptor call checks it.

@@ -215,7 +215,11 @@ int ws_fs_mount(const char *path, const ws_fs_backend *backend, const char *opti
       atomic_store(&dir->mounted, mount);
     }
     pthread_mutex_unlock(&mount_lock);
-    if (error != 0) ws_node_unref(mount->root);
+    if (error != 0) {
+      atomic_store(&mount->unmounted, true);
+      ws_node_unref(mount->root);  // its last node: the mount goes with it
+      mount = NULL;
+    }
   }
   if (error != 0) free(mount);
   ws_walk_done(&walk);
@@ -242,10 +246,18 @@ int ws_fs_unmount(const char *path) {
   pthread_mutex_unlock(&mount_lock);
   ws_walk_done(&walk);
   if (error == 0) {
-    // The mount itself stays allocated: a path walk that passed through it a moment ago may
-    // still hold one of its nodes, whose release calls into the backend through it.
-    ws_node_unref(mount->covered);
-    ws_node_unref(mount->root);
+    // The mount is freed with its last node (ws_mount_node_gone), not here: a path walk that
+    // passed through it a moment ago may still hold one, whose release calls into the backend.
+    ws_node *covered = mount->covered, *mount_root = mount->root;
+    atomic_store(&mount->unmounted, true);
+    ws_node_unref(covered);
+    ws_node_unref(mount_root);
   }
   return error;
+}
+
+void ws_mount_node_gone(ws_mount *mount) {
+  if (atomic_fetch_sub(&mount->nodes, 1) != 1 || !atomic_load(&mount->unmounted)) return;
+  if (mount->backend->unmount != NULL) mount->backend->unmount(mount);
+  free(mount);
 }

@@ -25,6 +25,7 @@ ws_node *ws_node_new(ws_mount *mount, uint32_t mode) {
   }
   atomic_init(&node->refs, 1);
   node->mount = mount;
+  if (mount != NULL) atomic_fetch_add(&mount->nodes, 1);
   node->ino = atomic_fetch_add(&next_ino, 1);
   node->type = mode & S_IFMT;
   node->mode = mode;
@@ -47,10 +48,12 @@ void ws_node_ref(ws_node *node) { atomic_fetch_add_explicit(&node->refs, 1, memo
 
 void ws_node_unref(ws_node *node) {
   if (node == NULL || atomic_fetch_sub_explicit(&node->refs, 1, memory_order_acq_rel) != 1) return;
-  if (node->mount != NULL && node->mount->backend->release != NULL) node->mount->backend->release(node);
+  ws_mount *mount = node->mount;
+  if (mount != NULL && mount->backend->release != NULL) mount->backend->release(node);
   if (node->pipe != NULL) ws_pipe_destroy(node->pipe);
   free(node->name);
   free(node);
+  if (mount != NULL) ws_mount_node_gone(mount);
 }
 
 void ws_node_touch(ws_node *node, bool modified) {

@@ -3,7 +3,9 @@
 //     only once a quarter of its blocks (rounded up) is back, and not one block sooner;
 //   - a run whose blocks all came back leaves the class list when another run follows it (the
 //     last run of a class stays, so that a class in use does not take and return a run over
-//     and over).
+//     and over);
+//   - a heap that emptied its runs keeps few as spares (WS_SPARE_PAGES_MIN pages once it holds
+//     nothing else).
 // Native only (it reads the allocator's internals), through the ws_* names: a program of its
 // own, whose one thread allocates blocks of one class in order, filling run after run.
 #include "check.h"
@@ -50,6 +52,9 @@ static void rejoin_after_a_quarter(void) {
   for (int r = 1; r < RUNS; r++) {
     for (uint32_t i = 0; i < capacity; i++) WS(free)(blocks[r][i]);
   }
+  // Emptied, the heap keeps few of its runs as spares: what it holds bounds them, down to
+  // WS_SPARE_PAGES_MIN pages.
+  CHECK(heap->spare_pages > 0 && heap->spare_pages <= WS_SPARE_PAGES_MIN);
 }
 
 static void emptied_run_leaves(void) {

@@ -65,8 +65,9 @@ static inline long t_lstat(const char *path, ws_stat *out) {
 static inline long t_fstat(int fd, ws_stat *out) { return fs_result(ws_fs_fstat(fd, out)); }
 #define T_SIZE(info) ((info).size)
 #define T_NLINK(info) ((info).nlink)
-// The entries of directory `path` (not . or ..), each name and d_ino passed to `take`; -1 on error.
-typedef void t_take_entry(void *context, const char *name, unsigned long long ino);
+// The entries of directory `path` (not . or ..), each name, d_ino and d_type (DT_*) passed to
+// `take`; -1 on error.
+typedef void t_take_entry(void *context, const char *name, unsigned long long ino, unsigned type);
 struct named_entries {
   t_take_entry *take;
   void *context;
@@ -74,7 +75,9 @@ struct named_entries {
 static int name_entry(void *context, const struct ws_dirent *entry, uint64_t next) {
   (void)next;
   struct named_entries *named = context;
-  if (strcmp(entry->name, ".") != 0 && strcmp(entry->name, "..") != 0) named->take(named->context, entry->name, entry->ino);
+  if (strcmp(entry->name, ".") != 0 && strcmp(entry->name, "..") != 0) {
+    named->take(named->context, entry->name, entry->ino, entry->type >> 12);  // S_IFMT bits to DT_*
+  }
   return 1;
 }
 static inline int t_list(const char *path, t_take_entry *take, void *context) {
@@ -135,12 +138,12 @@ static inline long long t_ino(const char *path) {
 #define t_fstat fstat
 #define T_SIZE(info) ((info).st_size)
 #define T_NLINK(info) ((info).st_nlink)
-typedef void t_take_entry(void *context, const char *name, unsigned long long ino);
+typedef void t_take_entry(void *context, const char *name, unsigned long long ino, unsigned type);
 static inline int t_list(const char *path, t_take_entry *take, void *context) {
   DIR *dir = opendir(path);
   if (dir == NULL) return -1;
   for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
-    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) take(context, entry->d_name, entry->d_ino);
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) take(context, entry->d_name, entry->d_ino, entry->d_type);
   }
   closedir(dir);
   return 0;
@@ -162,8 +165,8 @@ struct counted_entries {
   const char *name;
   int count;
 };
-static void count_name(void *context, const char *name, unsigned long long ino) {
-  (void)ino;
+static void count_name(void *context, const char *name, unsigned long long ino, unsigned type) {
+  (void)ino, (void)type;
   struct counted_entries *counted = context;
   counted->count += counted->name != NULL ? strcmp(name, counted->name) == 0 : name[0] != '.';
 }

@@ -132,6 +132,8 @@ static void io_cases(void) {
   CASE("ftruncate", "back to 3 bytes", N(ftruncate(writer, 3)), "0");
   CASE("ftruncate", "then longer: the cut bytes read as zeros", N(ftruncate(writer, 6)), "0");
   CASE("pread", "after shrink and growth", PREAD_HEX(reader, 6, 0), "616263000000");
+  CASE("ftruncate", "to 1 byte, then 6 again", N(ftruncate(writer, 1) + ftruncate(writer, 6)), "0");
+  CASE("pread", "the cut bytes read as zeros", PREAD_HEX(reader, 6, 0), "610000000000");
   CASE("ftruncate", "a read-only descriptor", N(ftruncate(reader, 0)), "EINVAL");
   CASE("ftruncate", "a negative size", N(ftruncate(writer, -1)), "EINVAL");
   CASE("truncate", "a directory", N(truncate("d", 0)), "EISDIR");
@@ -393,6 +395,24 @@ static void name_cases(void) {
   CASE("link", "onto an existing name", N(link("r2-link", "f")), "EEXIST");
   CASE("link", "a missing source", N(link("none", "none2")), "ENOENT");
   CASE("linkat", "unknown flags", N(linkat(AT_FDCWD, "r2-link", AT_FDCWD, "r2-link2", 0x4000)), "EINVAL");
+  // A chain of 41 symlinks to r2-link: followed from its 40th link (40 hops) or from its first (41).
+  for (int i = 1; i <= 41; i++) {
+    char name[16], target[16];
+    snprintf(name, sizeof name, "chain%d", i);
+    snprintf(target, sizeof target, i == 41 ? "r2-link" : "chain%d", i + 1);
+    symlink(target, name);
+  }
+  CASE("linkat", "AT_SYMLINK_FOLLOW through 40 symlinks", N(linkat(AT_FDCWD, "chain2", AT_FDCWD, "via-chain", AT_SYMLINK_FOLLOW)), "0");
+  CASE("linkat", "which linked the file", NLINK("r2-link"), "2");
+  CASE("linkat", "AT_SYMLINK_FOLLOW through 41 symlinks", N(linkat(AT_FDCWD, "chain1", AT_FDCWD, "via-chain2", AT_SYMLINK_FOLLOW)), "ELOOP");
+  unlink("via-chain");
+  put_file("r4", "old");
+  put_file("r5", "new");
+  int replaced = open("r4", O_RDONLY);
+  CASE("rename", "a file over an open file", N(rename("r5", "r4")), "0");
+  CASE("read", "the replaced file, through its open descriptor", READ_FD(replaced), "old");
+  CASE("read", "the name, the new file", READ_ALL("r4"), "new");
+  close(replaced);
   CASE("symlink", "a new link", N(symlink("target/path", "sl")), "0");
   CASE("readlink", "its target", READLINK("sl", 64), "target/path");
   CASE("readlink", "a short buffer truncates", READLINK("sl", 6), "target");

@@ -1,5 +1,7 @@
 // Calls of wasmscale's core that no libc call reaches in a testable way, natively on the core:
-// - ws_write_file (the JS API's writeFile) writes the whole buffer, in as many writes as it takes;
+// - ws_write_file (the JS API's writeFile) writes the whole buffer, in as many writes as it takes,
+//   and reports the write that failed;
+// - fsync of the console sends an unfinished line on;
 // - ws_fs_sync_all (sync, and the JS API's syncfs) syncs every open file and reports the first
 //   failure (injected at the backend choke point);
 // - the host backend under a file-size limit (RLIMIT_FSIZE): a write that crosses it is cut
@@ -8,7 +10,10 @@
 //   a file; directories moved in and out of its root leave the root usable;
 // - openat relative to a file's descriptor (ENOTDIR) leaves the file's node intact;
 // - vectors whose lengths add up past SSIZE_MAX are refused (EINVAL);
-// - ws_make_dirs (mkdirTree) makes a path's missing directories and stops at a real failure.
+// - ws_make_dirs (mkdirTree) makes a path's missing directories and stops at a real failure;
+// - a symlink's expansion longer than PATH_MAX with its zero is ENAMETOOLONG, by one byte;
+// - a mount point cannot be removed or renamed over (EBUSY); a memory file system mounted and
+//   unmounted with files inside.
 //   core_calls HOST_DIR
 #include <limits.h>
 #include <signal.h>
@@ -65,12 +70,35 @@ static void host_file_size_limit(const char *host_dir) {
   errno = 0;
   long second = t_pwrite(fd, data, 100, LIMIT);
   CHECK(second == -1 && errno == EFBIG, "a write past the limit: %ld", second);
+  CHECK(ws_write_file("/limited/whole", data, 3 * LIMIT, 0644) == -EFBIG,
+        "ws_write_file across the limit reports the write that failed");
   setrlimit(RLIMIT_FSIZE, &old);
   CHECK(t_size(fd) == LIMIT, "the file holds what was written");
   if (fd >= 0) t_close(fd);
 }
 
-// A host file the process holds on descriptor 0 (stdin closed first) reads like any other.
+// fsync of the console sends an unfinished line on (the console holds output until a newline).
+static void console_fsync(void) {
+  int pipe_fds[2];
+  CHECK(pipe(pipe_fds) == 0, "pipe");
+  fflush(stdout);
+  int saved = dup(1);
+  dup2(pipe_fds[1], 1);
+  long wrote = t_write(1, "partial", 7);
+  long synced = t_fsync(1);
+  fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
+  char got[16] = {0};
+  long read_back = read(pipe_fds[0], got, sizeof got - 1);
+  dup2(saved, 1);
+  close(saved);
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  CHECK(wrote == 7 && synced == 0 && read_back == 7 && memcmp(got, "partial", 7) == 0,
+        "fsync(1) sent on '%s' (%ld bytes)", got, read_back);
+}
+
+// A host file the process holds on descriptor 0 (stdin closed first) reads like any other, and
+// closing it gives descriptor 0 back.
 static void host_file_on_descriptor_zero(void) {
   close(0);
   int fd = (int)t_open("/limited/zero", O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -81,6 +109,7 @@ static void host_file_on_descriptor_zero(void) {
   char got[4] = {0};
   CHECK(fd >= 0 && t_pread(fd, got, 4, 0) == 4 && memcmp(got, "zero", 4) == 0, "read it back");
   if (fd >= 0) t_close(fd);
+  CHECK(fcntl(0, F_GETFD) == -1 && errno == EBADF, "descriptor 0 is the host's again once the file is closed");
 }
 
 // What a host mount reports and refuses: st_blocks of its files (the size in 512-byte blocks,
@@ -144,6 +173,56 @@ static void vectors_past_ssize_max(void) {
 
 // ws_make_dirs (mkdirTree in the JS API, and the folders of packaged files) makes every missing
 // directory of a path, takes existing ones as they are, and stops at the first real failure.
+// A memory file system mounted (ws_fs_memory_backend): its root is drwxr-xr-x, and unmounting it
+// with files inside frees them (LeakSanitizer would report any left).
+static void memory_mount(void) {
+  t_stat_t info;
+  CHECK(t_mkdir("/mm", 0700) == 0 && ws_fs_mount("/mm", ws_fs_memory_backend(), NULL) == 0, "mount a memory file system");
+  CHECK(t_stat("/mm", &info) == 0 && T_MODE(info) == (S_IFDIR | 0755), "its root's mode %o", (unsigned)T_MODE(info));
+  CHECK(t_mkdir("/mm/sub", 0755) == 0, "mkdir in it");
+  for (int i = 0; i < 12; i++) {
+    char path[32];
+    snprintf(path, sizeof path, "/mm/sub/f%d", i);
+    CHECK(ws_write_file(path, "data", 4, 0644) == 0, "write %s", path);
+  }
+  CHECK(ws_fs_unmount("/mm") == 0 && t_rmdir("/mm") == 0, "unmount it with its files");
+}
+
+// A mount point is busy, as on Linux: it cannot be removed, nor renamed over.
+static void mount_point_busy(void) {
+  errno = 0;
+  CHECK(t_rmdir("/limited") == -1 && errno == EBUSY, "rmdir of a mount point: errno %d", errno);
+  CHECK(t_mkdir("/empty-dir", 0755) == 0, "mkdir /empty-dir");
+  errno = 0;
+  CHECK(t_rename("/empty-dir", "/limited") == -1 && errno == EBUSY, "rename over a mount point: errno %d", errno);
+  CHECK(t_rmdir("/empty-dir") == 0, "rmdir /empty-dir");
+  CHECK(t_open("/limited/big", O_RDONLY, 0) >= 0, "the mount still there");
+}
+
+// "a/b/c..." of exactly `length` bytes (names of one letter), NUL-terminated.
+static void short_names(char *out, size_t length) {
+  for (size_t i = 0; i < length; i++) out[i] = i % 2 == 0 ? 'n' : '/';
+  if (length > 0 && out[length - 1] == '/') out[length - 1] = 'n';
+  out[length] = '\0';
+}
+
+// A symlink's target spliced into the rest of a path must fit in PATH_MAX bytes with its zero:
+// one byte more is ENAMETOOLONG, the largest that fits is walked (and names nothing here).
+static void symlink_expansion_limit(void) {
+  static char target[2048], rest[WS_PATH_MAX], path[WS_PATH_MAX];
+  short_names(target, 1001);
+  CHECK(t_mkdir("/spliced", 0755) == 0 && t_symlink(target, "/spliced/l") == 0, "a symlink to %zu bytes", strlen(target));
+  for (size_t total = WS_PATH_MAX - 1; total <= WS_PATH_MAX; total++) {
+    short_names(rest, total - strlen(target) - 1);  // target + '/' + rest
+    snprintf(path, sizeof path, "/spliced/l/%s", rest);
+    errno = 0;
+    long fd = t_open(path, O_RDONLY, 0);
+    int expected = total < WS_PATH_MAX ? ENOENT : ENAMETOOLONG;
+    CHECK(fd < 0 && errno == expected, "a path whose expansion takes %zu bytes and a zero: errno %d, expected %d", total,
+          errno, expected);
+  }
+}
+
 static void make_dirs(void) {
   CHECK(ws_make_dirs("/made/a/b/c", 0755) == 0 && t_ino("/made/a/b/c") > 0, "ws_make_dirs makes every missing directory");
   CHECK(ws_make_dirs("/made/a/b/c", 0755) == 0, "ws_make_dirs where all exist");
@@ -167,12 +246,16 @@ int main(int argc, char **argv) {
   write_file_whole();
   sync_all_reports();
   host_file_size_limit(argv[1]);
+  console_fsync();
   host_file_on_descriptor_zero();
   host_blocks_and_refusals(argv[1]);
   host_directory_moves();
   openat_relative_to_a_file();
   vectors_past_ssize_max();
   make_dirs();
+  symlink_expansion_limit();
+  mount_point_busy();
+  memory_mount();
   if (failures != 0) {
     printf("core_calls: %d failures\n", failures);
     return 1;

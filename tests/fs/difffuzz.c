@@ -70,8 +70,8 @@ static const char *type_of(uint32_t mode) {
 
 static char names[64][256];
 static int name_count;
-static void take_name(void *context, const char *name, unsigned long long ino) {
-  (void)context, (void)ino;
+static void take_name(void *context, const char *name, unsigned long long ino, unsigned type) {
+  (void)context, (void)ino, (void)type;
   if (name_count < 64) snprintf(names[name_count++], sizeof names[0], "%s", name);
 }
 static int by_name(const void *a, const void *b) { return strcmp(a, b); }

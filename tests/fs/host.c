@@ -3,8 +3,9 @@
 //   - reads a file the host wrote (input.txt: "hello from the host\n") and lists the directory;
 //   - lists it twice, checking each name and d_ino against stat (natively: st_ino is the host's);
 //   - changes a file's mode and times and a directory's mode (applied on the host);
-//   - renames over a file, leaving the directory's link count; fallocate;
-//     300 files open at once;
+//   - renames over a file, leaving the directory's link count; moves a directory between two
+//     parents and back; refuses a host FIFO (natively); fallocate; 300 files open at once, each
+//     opened a second time;
 //   - tries to leave the mount: "..", a symlink pointing out of it (escape -> ../secret.txt),
 //     an absolute symlink; each must fail or stay inside the virtual tree, never read secret;
 //   - N threads each write a file of records, rename it, read it back, and append records to
@@ -97,13 +98,13 @@ static void attributes(void) {
   CHECK(t_chmod("/data/sub", 0700) == 0, "chmod a host directory");
 }
 
-// A listing of the mount's root gives each entry's name and the inode stat gives it; listed
+// A listing of the mount's root gives each entry's name, and the inode and type stat gives it; listed
 // twice, the second listing replaces the first's snapshot (its memory freed: LeakSanitizer).
 struct listed {
   int entries, wrong;
 };
 
-static void check_entry(void *context, const char *name, unsigned long long ino) {
+static void check_entry(void *context, const char *name, unsigned long long ino, unsigned type) {
   struct listed *listed = context;
   static const char *const expected[] = {"input.txt", "sub", "escape", "absolute"};
   bool known = false;
@@ -111,8 +112,9 @@ static void check_entry(void *context, const char *name, unsigned long long ino)
   char path[64];
   snprintf(path, sizeof path, "/data/%s", name);
   t_stat_t info;
-  bool same_ino = t_lstat(path, &info) == 0 && (unsigned long long)T_INO(info) == ino;
-  CHECK(known && same_ino, "/data lists '%s' (d_ino %llu, st_ino %llu)", name, ino, (unsigned long long)T_INO(info));
+  bool same = t_lstat(path, &info) == 0 && (unsigned long long)T_INO(info) == ino && (T_MODE(info) & S_IFMT) >> 12 == type;
+  CHECK(known && same, "/data lists '%s' (d_ino %llu, d_type %u; st_ino %llu, mode %o)", name, ino, type,
+        (unsigned long long)T_INO(info), (unsigned)T_MODE(info));
   listed->entries++;
 }
 
@@ -158,10 +160,44 @@ static void rename_over(void) {
   CHECK(t_rmdir("/data/over") == 0, "rmdir /data/over");
 }
 
+// A FIFO the host made is not passed through: opening it, even to create it, answers EACCES
+// (natively, where the test can make one on the host).
+static void host_fifo(const char *host_dir) {
+#ifdef WS_TEST_CORE
+  char fifo[512];
+  snprintf(fifo, sizeof fifo, "%s/fifo", host_dir);
+  CHECK(mkfifo(fifo, 0644) == 0, "mkfifo on the host");
+  errno = 0;
+  CHECK(t_open("/data/fifo", O_WRONLY | O_CREAT, 0644) < 0 && errno == EACCES, "open(O_CREAT) of a host FIFO: errno %d",
+        errno);
+  unlink(fifo);
+#else
+  (void)host_dir;
+#endif
+}
+
+// A directory moved between two parents moves a link from one to the other, either way (both
+// parents held open, so their link counts are the backend's own).
+static void move_directory(void) {
+  t_stat_t one, two;
+  CHECK(t_mkdir("/data/p1", 0755) == 0 && t_mkdir("/data/p2", 0755) == 0 && t_mkdir("/data/p1/d", 0755) == 0,
+        "mkdir p1, p2, p1/d");
+  int p1 = (int)t_open("/data/p1", O_RDONLY | O_DIRECTORY, 0), p2 = (int)t_open("/data/p2", O_RDONLY | O_DIRECTORY, 0);
+  CHECK(t_rename("/data/p1/d", "/data/p2/d") == 0, "move p1/d to p2");
+  CHECK(t_fstat(p1, &one) == 0 && t_fstat(p2, &two) == 0 && T_NLINK(one) == 2 && T_NLINK(two) == 3,
+        "after the move p1 has %ld links and p2 %ld", (long)T_NLINK(one), (long)T_NLINK(two));
+  CHECK(t_rename("/data/p2/d", "/data/p1/d") == 0, "move it back");
+  CHECK(t_fstat(p1, &one) == 0 && t_fstat(p2, &two) == 0 && T_NLINK(one) == 3 && T_NLINK(two) == 2,
+        "after the move back p1 has %ld links and p2 %ld", (long)T_NLINK(one), (long)T_NLINK(two));
+  t_close(p1);
+  t_close(p2);
+  CHECK(t_rmdir("/data/p1/d") == 0 && t_rmdir("/data/p1") == 0 && t_rmdir("/data/p2") == 0, "remove them");
+}
+
 // fallocate past the end grows the host file to cover the range.
 static void allocate(void) {
   int fd = (int)t_open("/data/allocated", O_RDWR | O_CREAT | O_EXCL, 0644);
-  CHECK(fd >= 0 && t_write(fd, "abc", 3) == 3, "create allocated");
+  CHECK(fd >= 0 && t_write(fd, "a", 1) == 1 && t_write(fd, "bc", 2) == 2, "create allocated, one byte first");
   CHECK(t_fallocate(fd, 4096, 100) == 0 && t_size(fd) == 4196, "fallocate(4096, 100) left %lld bytes", t_size(fd));
   CHECK(t_fallocate(fd, 0, 10) == 0 && t_size(fd) == 4196, "fallocate inside the file changed its size");
   t_close(fd);
@@ -169,7 +205,8 @@ static void allocate(void) {
 }
 
 // More files open at once than the table of live host nodes starts with: each still reads back
-// its own content.
+// its own content, and a second open of each finds the same node (a write through it shows in
+// the first descriptor's fstat), however often the table grew meanwhile.
 static void many_open(void) {
   enum { FILES = 300 };
   static int fds[FILES];
@@ -183,8 +220,12 @@ static void many_open(void) {
   for (int i = 0; i < FILES; i++) {
     int back = -1;
     CHECK(t_pread(fds[i], &back, sizeof back, 0) == sizeof back && back == i, "many/f%d reads %d", i, back);
-    t_close(fds[i]);
     snprintf(path, sizeof path, "/data/many/f%d", i);
+    int again = (int)t_open(path, O_WRONLY | O_APPEND, 0);
+    CHECK(again >= 0 && t_write(again, &i, sizeof i) == sizeof i && t_size(fds[i]) == 2 * sizeof i,
+          "many/f%d opened again: the first descriptor sees %lld bytes", i, t_size(fds[i]));
+    t_close(again);
+    t_close(fds[i]);
     t_unlink(path);
   }
   CHECK(t_rmdir("/data/many") == 0, "rmdir /data/many");
@@ -217,6 +258,8 @@ int main(int argc, char **argv) {
   escapes();
   attributes();
   rename_over();
+  move_directory();
+  host_fifo(argv[1]);
   allocate();
   many_open();
 

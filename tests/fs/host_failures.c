@@ -5,8 +5,8 @@
 // it, link, rename, unlink, remove the directory. Each call must succeed or return a negative
 // errno, never crash or report a positive number; a read that succeeds must return what was
 // written. Then the state is cleaned up with the host healthy, the mount must work again, and
-// the next k runs, until every host call of a healthy sequence has failed once. Last, a write
-// and a truncate the host refuses must return the host's own errno. Natively on the core.
+// the next k runs, until every host call of a healthy sequence has failed once. Last, a write,
+// a truncate and a lookup the host refuses must return the host's own errno. Natively on the core.
 //   host_failures HOST_DIR
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -126,7 +126,9 @@ static void clean_up(void) {
 }
 
 // The host's own answer reaches the program: a write or truncate the host refuses returns the
-// host's errno (EDQUOT as ENOSPC for a write: the name the program knows for a full disk).
+// host's errno (EDQUOT as ENOSPC for a write: the name the program knows for a full disk), and
+// so do an open(O_CREAT) whose lookup the host refuses and an open of a file the host will not
+// open.
 static void host_errno_passed_on(void) {
   int fd = (int)ws_fs_openat(WS_AT_FDCWD, "/h/e", O_RDWR | O_CREAT | O_TRUNC, 0644);
   expect(fd >= 0, "cannot create /h/e");
@@ -146,6 +148,30 @@ static void host_errno_passed_on(void) {
       failures++;
     }
   }
+  // A lookup the host refuses: open(O_CREAT) of a new name gives the refusal, creates nothing.
+  atomic_store(&failing_errno, EPERM);
+  atomic_store(&countdown, 0);
+  long created = ws_fs_openat(WS_AT_FDCWD, "/h/new", O_WRONLY | O_CREAT, 0644);
+  atomic_store(&countdown, -1);
+  if (created != -EPERM) {
+    printf("host_failures: the host refused a lookup (EPERM); open(O_CREAT) returned %ld\n", created);
+    failures++;
+    if (created >= 0) ws_fs_close((int)created);
+  }
+  ws_fs_unlinkat(WS_AT_FDCWD, "/h/new", 0);
+  // Opening an existing file for reading and writing fails with EMLINK: the file cannot be
+  // opened at all (only EACCES and EROFS send the backend to try reading only).
+  ws_fs_close((int)ws_fs_openat(WS_AT_FDCWD, "/h/existing", O_WRONLY | O_CREAT, 0644));
+  atomic_store(&failing_errno, EMLINK);
+  atomic_store(&countdown, 1);  // after the lookup's lstat
+  long opened = ws_fs_openat(WS_AT_FDCWD, "/h/existing", O_RDONLY, 0);
+  atomic_store(&countdown, -1);
+  if (opened != -EMLINK) {
+    printf("host_failures: the host refused to open a file (EMLINK); open returned %ld\n", opened);
+    failures++;
+    if (opened >= 0) ws_fs_close((int)opened);
+  }
+  ws_fs_unlinkat(WS_AT_FDCWD, "/h/existing", 0);
   atomic_store(&failing_errno, EIO);
   if (fd >= 0) ws_fs_close(fd);
   ws_fs_unlinkat(WS_AT_FDCWD, "/h/e", 0);

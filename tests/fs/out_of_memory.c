@@ -1,10 +1,13 @@
 // Out of memory, one allocation at a time: for each k, the k-th allocation from now fails (malloc,
-// calloc, realloc and aligned_alloc are wrapped around glibc's), and a sequence of calls runs on the core: a host
-// mount, file creation and writes in it and in memory, record locks, flock, renames, a directory,
-// a symlink, an unlink.
+// calloc, realloc and aligned_alloc are wrapped around glibc's), and a sequence of calls runs on
+// the core: a host mount, file creation and writes in it and in memory (one across several of
+// the memory backend's chunks), record locks, flock, renames, a directory, a symlink, a
+// directory of ten files, an unlink.
 // Each call must either succeed or return a negative errno; none may crash or report a positive
-// number as an error. Then the failure is disarmed, the state is cleaned up, and the next k runs,
-// until a whole sequence needs fewer allocations than k. Natively on the core, under UBSan
+// number as an error. Then the failure is disarmed, the state is cleaned up (and must hold as
+// many blocks as after a round where nothing failed: a failing call frees what it took), and
+// the next k runs, until a whole sequence needs fewer allocations than k. First, overwriting
+// bytes a memory file already holds must allocate nothing. Natively on the core, under UBSan
 // only (ASan brings its own malloc).
 //   out_of_memory HOST_DIR
 #include <stdatomic.h>
@@ -20,20 +23,42 @@ void *__libc_malloc(size_t size);
 void *__libc_calloc(size_t count, size_t size);
 void *__libc_realloc(void *block, size_t size);
 void *__libc_memalign(size_t alignment, size_t size);
+void __libc_free(void *block);
 
 static _Atomic long countdown = -1;  // allocations left before one fails; -1: none will
 static _Atomic bool fired;
+static _Atomic long allocations;  // attempts, failed or not
 
 static bool fail_now(void) {
+  atomic_fetch_add(&allocations, 1);
   if (atomic_load(&countdown) < 0) return false;
   if (atomic_fetch_sub(&countdown, 1) != 0) return false;
   atomic_store(&fired, true);
   return true;
 }
-void *malloc(size_t size) { return fail_now() ? NULL : __libc_malloc(size); }
-void *calloc(size_t count, size_t size) { return fail_now() ? NULL : __libc_calloc(count, size); }
-void *realloc(void *block, size_t size) { return fail_now() ? NULL : __libc_realloc(block, size); }
-void *aligned_alloc(size_t alignment, size_t size) { return fail_now() ? NULL : __libc_memalign(alignment, size); }
+// Blocks allocated and not yet freed: after each round's clean-up the count must be what a round
+// with no failure leaves, or a failing call leaked what it had allocated.
+static _Atomic long live_blocks;
+
+static void *counted(void *block) {
+  if (block != NULL) atomic_fetch_add(&live_blocks, 1);
+  return block;
+}
+void *malloc(size_t size) { return fail_now() ? NULL : counted(__libc_malloc(size)); }
+void *calloc(size_t count, size_t size) { return fail_now() ? NULL : counted(__libc_calloc(count, size)); }
+void *aligned_alloc(size_t alignment, size_t size) {
+  return fail_now() ? NULL : counted(__libc_memalign(alignment, size));
+}
+void *realloc(void *block, size_t size) {
+  if (fail_now()) return NULL;
+  void *moved = __libc_realloc(block, size);
+  if (block == NULL) counted(moved);
+  return moved;
+}
+void free(void *block) {
+  if (block != NULL) atomic_fetch_sub(&live_blocks, 1);
+  __libc_free(block);
+}
 
 static int failures;
 static long round_number;
@@ -46,6 +71,8 @@ static void status(const char *call, long result) {
   }
 }
 
+enum { MANY = 10 };      // files in one directory
+
 // One sequence of calls; returns whether the armed failure fired during it.
 static bool sequence(const char *host_dir) {
   char mount_point[64];
@@ -57,6 +84,8 @@ static bool sequence(const char *host_dir) {
   int fd = (int)ws_fs_openat(WS_AT_FDCWD, memory_file, O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (fd >= 0) {
     t_write(fd, "0123456789", 10);
+    static const char spread[3 * 65536 + 100];  // several chunks of the memory backend at once
+    t_pwrite(fd, spread, sizeof spread, 10);
     struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 4};
     status("F_OFD_SETLK", ws_fs_fcntl(fd, F_OFD_SETLK, (intptr_t)&lock));
     lock.l_start = 1, lock.l_len = 1, lock.l_type = F_UNLCK;
@@ -67,6 +96,12 @@ static bool sequence(const char *host_dir) {
   status("rename", ws_fs_renameat(WS_AT_FDCWD, memory_file, WS_AT_FDCWD, "/work/moved"));
   status("mkdir", ws_fs_mkdirat(WS_AT_FDCWD, "/work/sub", 0755));
   status("symlink", ws_fs_symlinkat("target", WS_AT_FDCWD, "/work/link"));
+  status("mkdir for many", ws_fs_mkdirat(WS_AT_FDCWD, "/work/many", 0755));
+  for (int i = 0; i < MANY; i++) {  // past the first growth of the directory's tables
+    char name[32];
+    snprintf(name, sizeof name, "/work/many/%d", i);
+    status("a file among many", ws_fs_mknodat(WS_AT_FDCWD, name, S_IFREG | 0644));
+  }
   status("rename a directory", ws_fs_renameat(WS_AT_FDCWD, "/work/sub", WS_AT_FDCWD, "/work/sub2"));
   if (mounted == 0) {
     char path[128];
@@ -86,8 +121,32 @@ static bool sequence(const char *host_dir) {
   ws_fs_unlinkat(WS_AT_FDCWD, "/work/link", 0);
   ws_fs_unlinkat(WS_AT_FDCWD, "/work/sub", AT_REMOVEDIR);
   ws_fs_unlinkat(WS_AT_FDCWD, "/work/sub2", AT_REMOVEDIR);
+  for (int i = 0; i < MANY; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "/work/many/%d", i);
+    ws_fs_unlinkat(WS_AT_FDCWD, name, 0);
+  }
+  ws_fs_unlinkat(WS_AT_FDCWD, "/work/many", AT_REMOVEDIR);
   if (mounted == 0) ws_fs_unmount(mount_point);
+  ws_fs_unlinkat(WS_AT_FDCWD, mount_point, AT_REMOVEDIR);
   return did_fire;
+}
+
+// Overwriting bytes a memory file already holds takes no memory (so it cannot fail for want of
+// it): within one chunk of the memory backend, and across two.
+static void overwrite_in_place(void) {
+  int fd = (int)ws_fs_openat(WS_AT_FDCWD, "/work/in-place", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  static const char block[100000];
+  long wrote = t_pwrite(fd, block, sizeof block, 0);
+  long before = atomic_load(&allocations);
+  long overwrote = t_pwrite(fd, block, 3, 4000) + t_pwrite(fd, block, 10000, 60000);
+  long taken = atomic_load(&allocations) - before;
+  if (wrote != sizeof block || overwrote != 10003 || taken != 0) {
+    printf("out_of_memory: overwriting bytes a file holds allocated %ld times\n", taken);
+    failures++;
+  }
+  ws_fs_close(fd);
+  ws_fs_unlinkat(WS_AT_FDCWD, "/work/in-place", 0);
 }
 
 int main(int argc, char **argv) {
@@ -96,11 +155,24 @@ int main(int argc, char **argv) {
     return 2;
   }
   t_mkdir("/work", 0755);
+  overwrite_in_place();
   long rounds = 0;
+  // A round where nothing fails: what stays allocated once a round is cleaned up.
+  round_number = -1;
+  sequence(argv[1]);
+  long settled = atomic_load(&live_blocks);
   for (round_number = 0; round_number < 10000; round_number++, rounds++) {
     atomic_store(&fired, false);
     atomic_store(&countdown, round_number);
-    if (!sequence(argv[1])) break;  // the sequence needed fewer allocations: every one has failed once
+    bool did_fire = sequence(argv[1]);
+    long live = atomic_load(&live_blocks);
+    if (live != settled) {
+      printf("out_of_memory: round %ld: %ld blocks still allocated after the clean-up, %ld after a round with no failure\n",
+             round_number, live, settled);
+      failures++;
+      settled = live;
+    }
+    if (!did_fire) break;  // the sequence needed fewer allocations: every one has failed once
   }
   if (failures != 0) {
     printf("out_of_memory: %d failures\n", failures);

@@ -529,6 +529,13 @@ void ws_host_release(ws_node *node) {
   node->data = NULL;
 }
 
+void ws_host_unmount(ws_mount *mount) {
+  host_mount *hm = mount->data;
+  pthread_mutex_destroy(&hm->table_lock);
+  free(hm->buckets);
+  free(hm);
+}
+
 static int local_mount(ws_mount *mount, const char *options) {
   static const ws_host_calls local = WS_HOST_CALLS(ws_prim_host);
   if (options == NULL || options[0] == '\0') return -EINVAL;

@@ -63,6 +63,7 @@ int ws_host_allocate(ws_node *file, uint64_t offset, uint64_t length);
 int ws_host_set_mode(ws_node *node, uint32_t mode);
 int ws_host_set_times(ws_node *node, const struct timespec times[2]);
 void ws_host_release(ws_node *node);
+void ws_host_unmount(ws_mount *mount);
 
 // Every operation but .name and .mount, for a backend table.
 #define WS_HOST_OPERATIONS                                                                     \
@@ -70,6 +71,6 @@ void ws_host_release(ws_node *node);
   .rename = ws_host_rename, .readdir = ws_host_readdir, .readlink = ws_host_readlink, .open = ws_host_open, \
   .read = ws_host_read, .write = ws_host_write, .truncate = ws_host_truncate, .sync = ws_host_sync,    \
   .allocate = ws_host_allocate, .set_mode = ws_host_set_mode, .set_times = ws_host_set_times,          \
-  .release = ws_host_release
+  .release = ws_host_release, .unmount = ws_host_unmount
 
 #endif
