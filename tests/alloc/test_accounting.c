@@ -1,8 +1,8 @@
 // Memory comes back and the figures say so: freed blocks are handed out again, whichever thread
 // frees them, so a program that frees what it allocates keeps its memory, and a block freed
-// while its owner idles serves another thread; malloc_trim gives the
-// pool the runs a thread keeps as spares; mallinfo of an allocator that has handed out nothing
-// is all zeros, and its figures stop at INT_MAX. Its own program, through the ws_* names (ASan+UBSan and TSan):
+// while its owner idles serves another thread; malloc_trim gives the pool the runs a thread
+// keeps as spares; mallinfo of an allocator that has handed out nothing is all zeros, and its
+// figures stop at INT_MAX. Its own program, through the ws_* names (ASan+UBSan and TSan):
 // nothing else may allocate from the allocator, or the figures would not start at zero.
 #include "check.h"
 

@@ -125,6 +125,22 @@ static void clean_up(void) {
          "the mount no longer works with the host healthy again");
 }
 
+// Opens `path` with the host call `skip` calls from now failing with `host_errno`: the open must
+// answer that errno. Then removes `path`.
+static void open_refused(const char *path, int flags, long skip, int host_errno, const char *what) {
+  atomic_store(&failing_errno, host_errno);
+  atomic_store(&countdown, skip);
+  long opened = ws_fs_openat(WS_AT_FDCWD, path, flags, 0644);
+  atomic_store(&countdown, -1);
+  atomic_store(&failing_errno, EIO);
+  if (opened != -host_errno) {
+    printf("host_failures: the host refused %s (%s); open returned %ld\n", what, strerror(host_errno), opened);
+    failures++;
+    if (opened >= 0) ws_fs_close((int)opened);
+  }
+  ws_fs_unlinkat(WS_AT_FDCWD, path, 0);
+}
+
 // The host's own answer reaches the program: a write or truncate the host refuses returns the
 // host's errno (EDQUOT as ENOSPC for a write: the name the program knows for a full disk), and
 // so do an open(O_CREAT) whose lookup the host refuses and an open of a file the host will not
@@ -142,6 +158,7 @@ static void host_errno_passed_on(void) {
     atomic_store(&countdown, 0);
     long truncated = ws_fs_ftruncate(fd, 100);
     atomic_store(&countdown, -1);
+    atomic_store(&failing_errno, EIO);
     if (wrote != -answers[i].write || truncated != -answers[i].truncate) {
       printf("host_failures: the host answered %s; write returned %ld and ftruncate %ld\n", strerror(answers[i].host),
              wrote, truncated);
@@ -149,30 +166,11 @@ static void host_errno_passed_on(void) {
     }
   }
   // A lookup the host refuses: open(O_CREAT) of a new name gives the refusal, creates nothing.
-  atomic_store(&failing_errno, EPERM);
-  atomic_store(&countdown, 0);
-  long created = ws_fs_openat(WS_AT_FDCWD, "/h/new", O_WRONLY | O_CREAT, 0644);
-  atomic_store(&countdown, -1);
-  if (created != -EPERM) {
-    printf("host_failures: the host refused a lookup (EPERM); open(O_CREAT) returned %ld\n", created);
-    failures++;
-    if (created >= 0) ws_fs_close((int)created);
-  }
-  ws_fs_unlinkat(WS_AT_FDCWD, "/h/new", 0);
+  open_refused("/h/new", O_WRONLY | O_CREAT, 0, EPERM, "a lookup");
   // Opening an existing file for reading and writing fails with EMLINK: the file cannot be
   // opened at all (only EACCES and EROFS send the backend to try reading only).
   ws_fs_close((int)ws_fs_openat(WS_AT_FDCWD, "/h/existing", O_WRONLY | O_CREAT, 0644));
-  atomic_store(&failing_errno, EMLINK);
-  atomic_store(&countdown, 1);  // after the lookup's lstat
-  long opened = ws_fs_openat(WS_AT_FDCWD, "/h/existing", O_RDONLY, 0);
-  atomic_store(&countdown, -1);
-  if (opened != -EMLINK) {
-    printf("host_failures: the host refused to open a file (EMLINK); open returned %ld\n", opened);
-    failures++;
-    if (opened >= 0) ws_fs_close((int)opened);
-  }
-  ws_fs_unlinkat(WS_AT_FDCWD, "/h/existing", 0);
-  atomic_store(&failing_errno, EIO);
+  open_refused("/h/existing", O_RDONLY, 1, EMLINK, "to open a file");  // after the lookup's lstat
   if (fd >= 0) ws_fs_close(fd);
   ws_fs_unlinkat(WS_AT_FDCWD, "/h/e", 0);
 }
