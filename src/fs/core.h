@@ -1,5 +1,5 @@
 // wasmscale file system: the core's POSIX-shaped entry points. The syscall layer
-// (syscalls/emscripten.c) calls these; native tests call them directly. Flags and modes are
+// (syscalls/syscalls.c, wasi.c, libc.c) calls these; native tests call them directly. Flags and modes are
 // the platform's own <fcntl.h>/<sys/stat.h> values; each returns >= 0 or -errno.
 #ifndef WASMSCALE_FS_CORE_H
 #define WASMSCALE_FS_CORE_H
@@ -29,7 +29,7 @@ struct ws_dirent;
 // getdents: called per entry with the cookie after it; returns false when out of room.
 typedef int (*ws_dirent_sink)(void *context, const struct ws_dirent *entry, uint64_t next);
 
-// files (files.c)
+// files (open.c, io.c)
 int ws_fs_openat(int dirfd, const char *path, int flags, uint32_t mode);
 int ws_fs_close(int fd);
 int64_t ws_fs_readv(int fd, const struct iovec *iov, int count, int64_t offset);  // offset -1: position
