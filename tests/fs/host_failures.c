@@ -6,7 +6,8 @@
 // errno, never crash or report a positive number; a read that succeeds must return what was
 // written. Then the state is cleaned up with the host healthy, the mount must work again, and
 // the next k runs, until every host call of a healthy sequence has failed once. Last, a write,
-// a truncate and a lookup the host refuses must return the host's own errno. Natively on the core.
+// a truncate and a lookup the host refuses must return the host's own errno, and a file the host
+// replaces between a lookup and the open must be described as opened. Natively on the core.
 //   host_failures HOST_DIR
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -34,7 +35,15 @@ static bool fail_now(void) {
   static type failing_##name parameters { return fail_now() ? -atomic_load(&failing_errno) : ws_prim_host_##name arguments; }
 FAILING(int, open_root, (const char *path), (path))
 FAILING(int, open_dir, (int dir, const char *name), (dir, name))
-FAILING(int, lstat, (int dir, const char *name, ws_host_stat *out), (dir, name, out))
+// lstat also runs a hook once it has answered: a test changes the host between a lookup's lstat
+// and what the backend does next.
+static void (*_Atomic after_lstat)(int dir, const char *name);
+static int failing_lstat(int dir, const char *name, ws_host_stat *out) {
+  int result = fail_now() ? -atomic_load(&failing_errno) : ws_prim_host_lstat(dir, name, out);
+  void (*hook)(int, const char *) = atomic_exchange(&after_lstat, NULL);
+  if (hook != NULL) hook(dir, name);
+  return result;
+}
 FAILING(int, fstat, (int fd, ws_host_stat *out), (fd, out))
 FAILING(int, open, (int dir, const char *name, int how, uint32_t mode), (dir, name, how, mode))
 FAILING(int, close, (int fd), (fd))
@@ -175,6 +184,27 @@ static void host_errno_passed_on(void) {
   ws_fs_unlinkat(WS_AT_FDCWD, "/h/e", 0);
 }
 
+// A file replaced on the host between the lookup's lstat and the backend's open of it: the node
+// describes the file it opened (its size), not the one the lstat saw.
+static void swap_in_other(int dir, const char *name) {
+  if (strcmp(name, "swap") == 0) ws_prim_host_rename(dir, "other", dir, "swap");
+}
+
+static void replaced_while_looked_up(void) {
+  expect(ws_write_file("/h/swap", "ten bytes!", 10, 0644) == 0 &&
+             ws_write_file("/h/other", "twenty bytes, longer", 20, 0644) == 0,
+         "cannot write /h/swap and /h/other");
+  atomic_store(&after_lstat, swap_in_other);
+  int fd = (int)ws_fs_openat(WS_AT_FDCWD, "/h/swap", O_RDONLY, 0);
+  atomic_store(&after_lstat, NULL);
+  char got[32] = {0};
+  expect(fd >= 0 && t_size(fd) == 20 && t_pread(fd, got, sizeof got, 0) == 20 && memcmp(got, "twenty", 6) == 0,
+         "a file replaced between the lookup and the open: the node does not describe the file opened");
+  if (fd >= 0) ws_fs_close(fd);
+  ws_fs_unlinkat(WS_AT_FDCWD, "/h/swap", 0);
+  ws_fs_unlinkat(WS_AT_FDCWD, "/h/other", 0);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     printf("host_failures: usage: host_failures HOST_DIR\n");
@@ -197,6 +227,7 @@ int main(int argc, char **argv) {
     if (!did_fire) break;
   }
   host_errno_passed_on();
+  replaced_while_looked_up();
   if (round_number < needed) {
     printf("host_failures: only %ld of the %ld host calls of a healthy run were reached\n", round_number, needed);
     failures++;
