@@ -15,21 +15,12 @@
 #include <stdlib.h>
 
 #include "calls.h"
+#define SWEEP_NAME "host_failures"
+#include "fail_in_turn.h"
 #include "../../src/fs/host/host.h"
 
-static _Atomic long countdown = -1;  // host calls left before one fails; -1: none will
-static _Atomic bool fired;
-
-static _Atomic long calls_made;
 static _Atomic int failing_errno = EIO;  // what the failing call answers
 
-static bool fail_now(void) {
-  atomic_fetch_add(&calls_made, 1);
-  if (atomic_load(&countdown) < 0) return false;
-  if (atomic_fetch_sub(&countdown, 1) != 0) return false;
-  atomic_store(&fired, true);
-  return true;
-}
 
 #define FAILING(type, name, parameters, arguments) \
   static type failing_##name parameters { return fail_now() ? -atomic_load(&failing_errno) : ws_prim_host_##name arguments; }
@@ -67,16 +58,6 @@ static int failing_mount(ws_mount *mount, const char *options) {
   return ws_host_mount(mount, options, &calls);
 }
 static const ws_fs_backend failing_backend = {.name = "failing host", .mount = failing_mount, WS_HOST_OPERATIONS};
-
-static int failures;
-static long round_number;
-
-static void status(const char *call, long result) {
-  if (result > 0) {
-    printf("host_failures: round %ld: %s returned %ld, neither 0 nor a negative errno\n", round_number, call, result);
-    failures++;
-  }
-}
 
 static void expect(bool condition, const char *what) {
   if (!condition) {
@@ -215,9 +196,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   // How many host calls the sequence makes when none fails: every one of them fails in turn.
-  atomic_store(&calls_made, 0);
+  atomic_store(&attempts, 0);
   sequence();
-  long needed = atomic_load(&calls_made);
+  long needed = atomic_load(&attempts);
   clean_up();
   for (round_number = 0; round_number < 10000; round_number++) {
     atomic_store(&fired, false);

@@ -17,6 +17,8 @@
 #include <sys/file.h>
 
 #include "calls.h"
+#define SWEEP_NAME "out_of_memory"
+#include "fail_in_turn.h"
 #include "wasmscale/fs.h"
 
 void *__libc_malloc(size_t size);
@@ -25,17 +27,6 @@ void *__libc_realloc(void *block, size_t size);
 void *__libc_memalign(size_t alignment, size_t size);
 void __libc_free(void *block);
 
-static _Atomic long countdown = -1;  // allocations left before one fails; -1: none will
-static _Atomic bool fired;
-static _Atomic long allocations;  // attempts, failed or not
-
-static bool fail_now(void) {
-  atomic_fetch_add(&allocations, 1);
-  if (atomic_load(&countdown) < 0) return false;
-  if (atomic_fetch_sub(&countdown, 1) != 0) return false;
-  atomic_store(&fired, true);
-  return true;
-}
 // Blocks allocated and not yet freed: after each round's clean-up the count must be what a round
 // with no failure leaves, or a failing call leaked what it had allocated.
 static _Atomic long live_blocks;
@@ -58,17 +49,6 @@ void *realloc(void *block, size_t size) {
 void free(void *block) {
   if (block != NULL) atomic_fetch_sub(&live_blocks, 1);
   __libc_free(block);
-}
-
-static int failures;
-static long round_number;
-
-// A status call's result: 0 or a negative errno.
-static void status(const char *call, long result) {
-  if (result > 0) {
-    printf("out_of_memory: round %ld: %s returned %ld, neither 0 nor a negative errno\n", round_number, call, result);
-    failures++;
-  }
 }
 
 enum { MANY = 10 };      // files in one directory
@@ -138,9 +118,9 @@ static void overwrite_in_place(void) {
   int fd = (int)ws_fs_openat(WS_AT_FDCWD, "/work/in-place", O_RDWR | O_CREAT | O_TRUNC, 0644);
   static const char block[100000];
   long wrote = t_pwrite(fd, block, sizeof block, 0);
-  long before = atomic_load(&allocations);
+  long before = atomic_load(&attempts);
   long overwrote = t_pwrite(fd, block, 3, 4000) + t_pwrite(fd, block, 10000, 60000);
-  long taken = atomic_load(&allocations) - before;
+  long taken = atomic_load(&attempts) - before;
   if (wrote != sizeof block || overwrote != 10003 || taken != 0) {
     printf("out_of_memory: overwriting bytes a file holds allocated %ld times\n", taken);
     failures++;
