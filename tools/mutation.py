@@ -42,8 +42,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EQUIVALENTS_DOC = os.path.join(ROOT, "docs", "testing.md")
 TARGET_SCORE = 0.85
 
-ALLOC_CHECKS = ["alloc_api", "alloc_accounting", "alloc_span_policy", "alloc_full_runs", "bad_free", "alloc_stress", "alloc_churn",
-                "alloc_reuse", "alloc_random_frees", "alloc_larger_class", "alloc_handoff", "alloc_kept",
+ALLOC_CHECKS = ["alloc_api", "alloc_accounting", "alloc_span_policy", "alloc_full_runs", "bad_free", "alloc_stress",
+                "alloc_churn", "alloc_reuse", "alloc_random_frees", "alloc_larger_class", "alloc_handoff", "alloc_kept",
                 "alloc_spares", "alloc_large_hole", "alloc_large_reuse", "alloc_passed_surplus", "alloc_span_fit",
                 "checked_mode"]
 MEMORY_CHECKS = ["conformance", "fsx", "memory_use", "core_calls", "difffuzz", "threads", "sharing", "out_of_memory"]
@@ -431,14 +431,7 @@ class Worker:
         flags = [*NATIVE_FLAGS, "-DWS_CHECKED=1", "-fno-builtin", "-I" + os.path.join(self.tree, "include")]
         objects = [self.compile(s, flags) for s in sources_in(self.tree, ["src/alloc"]) + ALLOC_PLATFORM]
         program = self.link("test_checked", ["tests/alloc/test_checked.c"], flags, objects)
-        failed = self.run([program, "none"], timeout, r"checked: [1-9]\d* passed, 0 failed")
-        for misuse, words in self.CHECKED_MISUSES.items():
-            if failed:
-                break
-            status, output = self.execute([program, misuse], timeout)
-            if status == 0 or words not in output:
-                failed = f"{misuse}: not stopped with a line saying '{words}'"
-        return failed
+        return self.stops_each_misuse(program, r"checked: [1-9]\d* passed, 0 failed", self.CHECKED_MISUSES, timeout)
 
     def check_alloc_api_wasm(self, timeout):
         """test_api in Wasm, where the page size (64 KiB) is not the native one."""
@@ -449,13 +442,19 @@ class Worker:
         """Without checked mode, each free the allocator can tell is wrong stops the program
         with its line (tests/alloc.test.mjs)."""
         program = self.alloc_test("test_bad_free")
-        failed = self.run([program, "none"], timeout, r"bad free: [1-9]\d* passed, 0 failed")
-        for misuse in ["invalid-pointer", "large-double-free", "large-interior-pointer"]:
+        misuses = {misuse: "never returned" for misuse in ["invalid-pointer", "large-double-free", "large-interior-pointer"]}
+        return self.stops_each_misuse(program, r"bad free: [1-9]\d* passed, 0 failed", misuses, timeout)
+
+    def stops_each_misuse(self, program, clean, misuses, timeout):
+        """`program none` passes (its output matching `clean`), and `program MISUSE` stops with a
+        line holding the words `misuses` gives for it, for each misuse."""
+        failed = self.run([program, "none"], timeout, clean)
+        for misuse, words in misuses.items():
             if failed:
                 break
             status, output = self.execute([program, misuse], timeout)
-            if status == 0 or "never returned" not in output:
-                failed = f"{misuse}: not stopped with a line saying 'never returned'"
+            if status == 0 or words not in output:
+                failed = f"{misuse}: not stopped with a line saying '{words}'"
         return failed
 
     ALLOC_ARGS = {"test_stress": ["4", "4", "60"]}
