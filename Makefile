@@ -75,8 +75,8 @@ WASM_LIBS := $(foreach v,wasm-mt wasm-st wasm-mt-checked wasm-st-checked,$(WASM_
 FS_CORE     := $(wildcard src/fs/*.c src/fs/memory/*.c src/fs/host/*.c) src/platform/common.c
 FS_HEADERS  := $(wildcard src/fs/*.h src/fs/*/*.h src/platform/*.h include/wasmscale/*.h)
 FS_WASM     := $(FS_CORE) $(wildcard src/fs/syscalls/*.c src/fs/js/*.c src/fs/opfs/*.c) \
-               $(addprefix src/platform/emscripten/,console.c futex.c host.c opfs.c)
-FS_NATIVE   := $(FS_CORE) src/platform/posix/prim.c src/platform/posix/host.c
+               $(addprefix src/platform/emscripten/,console.c futex.c host.c fetch.c opfs.c)
+FS_NATIVE   := $(FS_CORE) src/platform/posix/prim.c src/platform/posix/host.c src/platform/posix/fetch.c
 FS_WARNINGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
 
 # $(call fs_library,VARIANT,COMPILER,ARCHIVER,FLAGS,SOURCES,ROOT)

@@ -138,6 +138,10 @@ test('freed memory comes back whichever thread frees it, malloc_trim returns spa
   expectTsanClean(run(sanitized('test_accounting', 'thread'), []), 'accounting');
 });
 
+test('the span pool shares the break with another sbrk user: it tries four times, never hands out the other user\'s bytes, and keeps what a failed try got (ASan+UBSan)', () => {
+  expectPass(run(sanitized('test_shared_break', 'address,undefined', ['-Wl,--wrap=ws_prim_grow']), []), 'shared break');
+});
+
 test('a full run rejoins its class list with a quarter of its blocks back where a class has many, an emptied run leaves the list unless it is the last, and an emptied heap keeps few spares (ASan+UBSan)', () => {
   expectPass(run(sanitized('test_full_runs', 'address,undefined'), []), 'full runs');
 });

@@ -97,6 +97,46 @@ test('core calls no libc call reaches: whole writes, sync of everything open wit
   expectOutput(run(core('core_calls', 'address,undefined'), [hostDir]), /core_calls: whole writes, every sync, writes cut at the file-size limit, descriptor 0, host refusals/);
 });
 
+// Lazy files (ws_fs_create_lazy, FS.createLazyFile). On the core, against host files it changes
+// and removes: what is fetched when. In Wasm (tests/fs/lazy_fetch.c): threads fetch what they
+// read at once, from a path on Node and over HTTP in a browser (with ranges, and from a server
+// that ignores them), the main thread reads as well, and a write keeps the whole file.
+test('lazy files on the core: fetched on first read, in blocks, by threads together; a change fetches what it keeps; a lost source is EIO (ASan+UBSan and TSan)', () => {
+  const args = [fs.mkdtempSync(path.join(scratch, 'lazy-'))];
+  const pattern = /lazy: fetched on first read, in blocks, by threads together; settled by changes; failures as errno/;
+  const tsan = run(core('lazy', 'thread'), args);
+  assert.doesNotMatch(tsan.stderr, /ThreadSanitizer/, tsan.stderr.slice(0, 4000));
+  expectOutput(tsan, pattern);
+  expectOutput(run(core('lazy', 'address,undefined'), args), pattern);
+});
+
+const LAZY_SIZE = 2700000;  // lazy_fetch.c's SIZE
+const lazyByte = (i) => (Math.imul(i, 2654435761 | 0) >>> 13) & 255;  // lazy_fetch.c's pattern
+function lazySource() {
+  const file = path.join(scratch, 'lazy-source.bin');
+  if (!fs.existsSync(file)) fs.writeFileSync(file, Uint8Array.from({ length: LAZY_SIZE }, (_, i) => lazyByte(i)));
+  return file;
+}
+const lazyProgram = () => wasm('lazy_fetch', ['--pre-js', path.join(ROOT, 'tests/fs/lazy_fetch.pre.js')]);
+const LAZY_LINES = [
+  /lazy_fetch: stat: 2700000 bytes, mode 555/,
+  /lazy_fetch: 4 threads, 80 reads matched, 0 wrong/,
+  /lazy_fetch: written: read back, size 2700002/,
+  new RegExp('lazy_fetch: the main thread read 16 bytes at 1500000: ' +
+             Array.from({ length: 16 }, (_, i) => lazyByte(1500000 + i)).join(',')),
+];
+
+test('lazy files in Wasm on Node: threads read a lazy file at once, the main thread too, and a write keeps it whole', () => {
+  const result = runWasm(lazyProgram(), ['4', '20'], { env: { ...process.env, WS_LAZY_SOURCE: lazySource() } });
+  for (const line of LAZY_LINES) expectOutput(result, line);
+});
+
+test(`lazy files in ${BROWSER_TITLE}: fetched over HTTP in ranges (or whole) by worker threads and the page's own thread`, async () => {
+  lazySource();
+  const result = await inBrowser(lazyProgram(), ['4', '20']);
+  for (const line of LAZY_LINES) expectOutput(result, line);
+});
+
 test('out of memory, one allocation at a time: every call of a sequence (host mount, files, locks, renames, a directory, a symlink) answers 0 or an errno, never crashes, and leaks nothing (the core under UBSan)', () => {
   const hostDir = fs.mkdtempSync(path.join(scratch, 'out-of-memory-'));
   // UBSan only: the program wraps malloc, which ASan would replace.
@@ -157,6 +197,8 @@ test('Emscripten\'s FS API: one script gives the same results with Emscripten\'s
   for (const [name, program] of Object.entries(programs)) {
     const hostDir = fs.mkdtempSync(path.join(scratch, `emscripten-api-${name}-`));
     fs.writeFileSync(path.join(hostDir, 'from-host.txt'), 'written by the host');
+    fs.writeFileSync(path.join(hostDir, 'lazy-source.txt'),
+                     Array.from({ length: 100000 }, (_, i) => `line ${String(i).padStart(6, '0')} of the lazy source\n`).join(''));
     const result = runWasm(program, [], { env: { ...process.env, WS_HOST_DIR: hostDir } });
     assert.equal(result.status, 0, `${name}: ${result.stdout}${result.stderr}`.slice(-4000));
     outputs[name] = result.stdout;
@@ -166,6 +208,7 @@ test('Emscripten\'s FS API: one script gives the same results with Emscripten\'s
   assert.ok(lines.length >= 45, `every call reported: ${lines.length} lines`);
   for (const expected of ['preRun file: "written in preRun"', 'readlink: "/work/pre.txt"', 'syncfs callback: null',
                           'main: /host/from-script.txt: written through NODEFS', 'main: /pkg/data/packed.txt: packed by createDataFile',
+                          'createLazyFile: [3100000,"line 000000 of the lazy source",30,"line 048387 of the lazy source",3100000,365]',
                           'host file seen by Node: "written through NODEFS"']) {
     assert.ok(lines.includes(expected), `"${expected}" in:\n${outputs.js}`);
   }

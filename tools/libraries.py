@@ -48,6 +48,7 @@ def fs_arguments(share):
         f"--js-library={emscripten}/runtime.js",
         f"--js-library={emscripten}/console.js",
         f"--js-library={emscripten}/host.js",
+        f"--js-library={emscripten}/fetch.js",
         # The OPFS worker's JS is emitted only into programs that link the OPFS client.
         f"--js-library={emscripten}/opfs.js",
         f"--js-library={emscripten}/opfs_worker.js",
@@ -75,7 +76,7 @@ def backend_argument(name):
 # install step copies these (with the driver and tools/) into PREFIX/share/wasmscale.
 SUPPORT_FILES = [
     "src/platform/emscripten/runtime.js", "src/platform/emscripten/console.js",
-    "src/platform/emscripten/host.js", "src/platform/emscripten/opfs.js",
+    "src/platform/emscripten/host.js", "src/platform/emscripten/fetch.js", "src/platform/emscripten/opfs.js",
     "src/platform/emscripten/opfs_worker.js", "src/platform/emscripten/node_workers.pre.js",
     "src/fs/js/api.js", "src/fs/js/emscripten_fs.js",
     # --malloc=mimalloc with releases that lack their own: built on first use (peers/mimalloc).

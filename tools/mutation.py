@@ -42,11 +42,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EQUIVALENTS_DOC = os.path.join(ROOT, "docs", "testing.md")
 TARGET_SCORE = 0.85
 
-ALLOC_CHECKS = ["alloc_api", "alloc_accounting", "alloc_span_policy", "alloc_full_runs", "bad_free", "alloc_stress",
-                "alloc_churn", "alloc_reuse", "alloc_random_frees", "alloc_larger_class", "alloc_handoff", "alloc_kept",
-                "alloc_spares", "alloc_large_hole", "alloc_large_reuse", "alloc_passed_surplus", "alloc_span_fit",
-                "checked_mode"]
-MEMORY_CHECKS = ["conformance", "fsx", "memory_use", "core_calls", "difffuzz", "threads", "sharing", "out_of_memory"]
+ALLOC_CHECKS = ["alloc_api", "alloc_accounting", "alloc_span_policy", "alloc_shared_break", "alloc_full_runs", "bad_free",
+                "alloc_stress", "alloc_churn", "alloc_reuse", "alloc_random_frees", "alloc_larger_class", "alloc_handoff",
+                "alloc_kept", "alloc_spares", "alloc_large_hole", "alloc_large_reuse", "alloc_passed_surplus",
+                "alloc_span_fit", "checked_mode"]
+MEMORY_CHECKS = ["conformance", "fsx", "memory_use", "core_calls", "difffuzz", "threads", "sharing", "out_of_memory",
+                 "lazy"]
 # The files mutated, each with the checks that reach its code (run in this order, the likeliest
 # to kill first): a check that never calls into a file only costs time there.
 TARGETS = {
@@ -54,10 +55,12 @@ TARGETS = {
     "src/fs/io.c": ["conformance", "fsx", "core_calls", "memory_use", "rawfs", "difffuzz", "sharing", "fifo",
                     "threads", "console"],
     "src/fs/path.c": ["conformance", "core_calls", "host_failures", "difffuzz", "escape", "host", "threads"],
-    "src/fs/namespace.c": ["conformance", "core_calls", "difffuzz", "threads", "escape", "host", "out_of_memory"],
+    "src/fs/namespace.c": ["conformance", "core_calls", "difffuzz", "threads", "escape", "host", "out_of_memory", "lazy",
+                           "rawfs"],
     "src/fs/memory/file.c": MEMORY_CHECKS,
     "src/fs/memory/dir.c": MEMORY_CHECKS,
     "src/fs/memory/backend.c": MEMORY_CHECKS,
+    "src/fs/memory/lazy.c": ["lazy", "out_of_memory"],
     "src/fs/host/backend.c": ["host", "core_calls", "host_failures", "difffuzz", "escape", "out_of_memory"],
     "src/alloc/api.c": ALLOC_CHECKS + ["alloc_api_wasm"],
     "src/alloc/free.c": ALLOC_CHECKS,
@@ -65,7 +68,8 @@ TARGETS = {
 }
 
 FS_CORE_DIRS = ["src/fs", "src/fs/memory", "src/fs/host"]
-FS_PLATFORM = ["src/platform/common.c", "src/platform/posix/prim.c", "src/platform/posix/host.c"]
+FS_PLATFORM = ["src/platform/common.c", "src/platform/posix/prim.c", "src/platform/posix/host.c",
+               "src/platform/posix/fetch.c"]
 ALLOC_PLATFORM = ["src/platform/common.c", "src/platform/posix/prim.c"]
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 NATIVE_FLAGS = ["-O1", "-g", "-pthread", "-D_GNU_SOURCE", "-Wno-unused-function"]
@@ -257,9 +261,12 @@ class Worker:
         flags = [*NATIVE_FLAGS, *sanitize, "-DWS_TEST_CORE", "-I" + os.path.join(self.tree, "include")]
         return self.link(f"{name}-core", [f"tests/fs/{name}.c"], flags, self.fs_core(sanitize))
 
+    # Link flags a test needs beyond the others' (test_shared_break wraps the platform's grow).
+    ALLOC_LINK_FLAGS = {"test_shared_break": ["-Wl,--wrap=ws_prim_grow"]}
+
     def alloc_test(self, name):
         flags = [*NATIVE_FLAGS, *SANITIZE, "-DWS_PREFIX_NAMES", "-fno-builtin", "-Wno-free-nonheap-object",
-                 "-I" + os.path.join(self.tree, "include")]
+                 *self.ALLOC_LINK_FLAGS.get(name, []), "-I" + os.path.join(self.tree, "include")]
         return self.link(name, [f"tests/alloc/{name}.c"], flags, self.alloc_core())
 
     def wasm_test(self, name, folder="fs", flags=WASM_FLAGS):
@@ -330,6 +337,9 @@ class Worker:
         # UBSan only: the program wraps malloc, which ASan would replace.
         program = self.core_test("out_of_memory", ["-fsanitize=undefined", "-fno-sanitize-recover=all"])
         return self.run([program, self.scratch("out_of_memory")], timeout, r"every call answered 0 or an errno")
+
+    def check_lazy(self, timeout):
+        return self.run([self.core_test("lazy"), self.scratch("lazy")], timeout, r"lazy: fetched on first read")
 
     def check_host_failures(self, timeout):
         return self.run([self.core_test("host_failures"), self.scratch("host_failures")], timeout, r"the mount intact")

@@ -35,8 +35,26 @@ export async function startServer(routes, { port = 0 } = {}) {
       return;
     }
     headers['Content-Type'] = TYPES[path.extname(file)] || 'application/octet-stream';
-    response.writeHead(200, headers);
-    fs.createReadStream(file).pipe(response);
+    // Byte ranges, as lazily fetched files ask for them ("bytes=START-END"); ?whole makes the
+    // server ignore them, as some do, and send the whole file.
+    const size = fs.statSync(file).size;
+    const range = url.searchParams.has('whole') ? null : /^bytes=(\d+)-(\d*)$/.exec(request.headers.range || '');
+    let start = 0, end = size - 1, status = 200;
+    if (range) {
+      start = Number(range[1]);
+      end = range[2] === '' ? size - 1 : Math.min(Number(range[2]), size - 1);
+      if (start >= size || end < start) {
+        response.writeHead(416, { ...headers, 'Content-Range': `bytes */${size}` }).end();
+        return;
+      }
+      status = 206;
+      headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+    }
+    headers['Accept-Ranges'] = 'bytes';
+    headers['Content-Length'] = String(size === 0 ? 0 : end - start + 1);
+    response.writeHead(status, headers);
+    if (request.method === 'HEAD' || size === 0) response.end();
+    else fs.createReadStream(file, { start, end }).pipe(response);
   });
   await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {

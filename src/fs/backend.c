@@ -56,6 +56,11 @@ int ws_b_create(ws_node *dir, const char *name, size_t length, uint32_t mode, co
   CALL(WS_FS_OP_CREATE, dir, create, dir, name, length, mode, target, child);
 }
 
+int ws_b_create_lazy(ws_node *dir, const char *name, size_t length, uint32_t mode, const ws_lazy_source *source,
+                     ws_node **child) {
+  CALL(WS_FS_OP_CREATE, dir, create_lazy, dir, name, length, mode, source, child);
+}
+
 int ws_b_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
               size_t from_length) {
   CALL(WS_FS_OP_LINK, dir, link, dir, name, length, node, from_dir, from, from_length);

@@ -67,6 +67,12 @@ int ws_fs_unlinkat(int dirfd, const char *path, int flags);  // AT_REMOVEDIR
 int ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path);
 int ws_fs_linkat(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path, int flags);
 int ws_fs_symlinkat(const char *target, int dirfd, const char *path);
+// A new read-only-until-written file at `path` whose `size` bytes are fetched from `url`
+// (ws_prim_fetch) on first read, in blocks, by the reading thread: Emscripten's createLazyFile.
+// A write, truncate or fallocate first fetches what it keeps, then the file is an ordinary
+// one. Only backends with create_lazy hold such files, the memory backend's (EOPNOTSUPP
+// elsewhere); EEXIST if `path` exists.
+int ws_fs_create_lazy(const char *path, const char *url, uint64_t size, uint32_t mode);
 int ws_fs_readlinkat(int dirfd, const char *path, char *buffer, size_t size);
 int ws_fs_fchmodat(int dirfd, const char *path, uint32_t mode, int flags);
 int ws_fs_fchmod(int fd, uint32_t mode);

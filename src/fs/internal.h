@@ -60,6 +60,12 @@ typedef struct ws_dirent {
   char name[WS_NAME_MAX + 1];
 } ws_dirent;
 
+// Where a lazy file's bytes are (ws_fs_create_lazy).
+typedef struct ws_lazy_source {
+  const char *url;
+  uint64_t size;
+} ws_lazy_source;
+
 // A backend: a table of operations in the style of SQLite's VFS. The core checks permissions,
 // types and existence before calling, holds the node locks the comments name, and calls only
 // through backend.c (the choke point). Each returns 0 / a count, or -errno.
@@ -81,6 +87,10 @@ struct ws_fs_backend {
   // Entry number `cookie` or the next one after it: sets *next past it; 1 with an entry, 0 at end.
   int (*readdir)(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next);
   int (*readlink)(ws_node *link, char *buffer, size_t size);  // bytes, not zero-terminated
+  // Optional: creates a lazy file, as create does a regular one (`dir` locked exclusively);
+  // without it the backend holds none (the choke point answers ENOTSUP, EOPNOTSUPP's twin).
+  int (*create_lazy)(ws_node *dir, const char *name, size_t length, uint32_t mode, const ws_lazy_source *source,
+                     ws_node **child);
   // Optional: an open() of `node` (referenced, unlocked) is about to succeed in the core; the
   // backend may still refuse it (a host file it could not open, an OPFS file another tab holds).
   int (*open)(ws_node *node, int flags);
@@ -226,6 +236,8 @@ void ws_graft_entry(const ws_node *dir, uint32_t index, ws_dirent *entry);
 // ----- the backend choke point (backend.c) ---------------------------------------------------
 int ws_b_lookup(ws_node *dir, const char *name, size_t length, ws_node **child);
 int ws_b_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target, ws_node **child);
+int ws_b_create_lazy(ws_node *dir, const char *name, size_t length, uint32_t mode, const ws_lazy_source *source,
+                     ws_node **child);
 int ws_b_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
               size_t from_length);
 int ws_b_unlink(ws_node *dir, const char *name, size_t length);

@@ -20,14 +20,22 @@ static bool is_dot_or_dotdot(const ws_walk *walk) {
          (walk->length == 2 && walk->name[0] == '.' && walk->name[1] == '.');
 }
 
-// Creates `walk->name` in `walk->dir` with `mode` (S_IFMT included); EEXIST if it exists.
-static int create_node(ws_walk *walk, uint32_t mode, const char *target) {
-  if (walk->node != NULL || walk->length == 0 || is_dot_or_dotdot(walk)) return -EEXIST;
+// Creates `walk->name` in `walk->dir` with `mode` (S_IFMT included), a lazy file when `lazy`
+// is not NULL; EEXIST if it exists. Whether it exists is asked under the directory's lock, as
+// another thread may have made or removed the name since the walk; only a graft, which no
+// backend entry names, is told from the walk.
+static int create_node(ws_walk *walk, uint32_t mode, const char *target, const ws_lazy_source *lazy) {
+  if (walk->length == 0 || is_dot_or_dotdot(walk) || (walk->node != NULL && ws_is_graft_root(walk->node))) {
+    return -EEXIST;
+  }
   ws_node *dir = walk->dir, *child = NULL;
   ws_rwlock_write(&dir->lock);
   int error = ws_dir_may_add(dir);
   if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child) == 0 ? -EEXIST : 0;
-  if (error == 0) error = ws_b_create(dir, walk->name, walk->length, mode, target, &child);
+  if (error == 0) {
+    error = lazy != NULL ? ws_b_create_lazy(dir, walk->name, walk->length, mode, lazy, &child)
+                         : ws_b_create(dir, walk->name, walk->length, mode, target, &child);
+  }
   if (error == 0) ws_node_touch(dir, true);
   ws_rwlock_unlock(&dir->lock);
   ws_node_unref(child);
@@ -38,7 +46,7 @@ int ws_fs_mkdirat(int dirfd, const char *path, uint32_t mode) {
   ws_walk walk;
   int error = ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
   if (error != 0) return error;
-  error = create_node(&walk, S_IFDIR | (mode & 01777 & ~ws_fs_current_umask()), NULL);
+  error = create_node(&walk, S_IFDIR | (mode & 01777 & ~ws_fs_current_umask()), NULL, NULL);
   ws_walk_done(&walk);
   return error;
 }
@@ -53,7 +61,7 @@ int ws_fs_mknodat(int dirfd, const char *path, uint32_t mode) {
   int error = ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
   if (error != 0) return error;
   if (walk.trailing_slash && walk.node == NULL) error = -ENOENT;
-  if (error == 0) error = create_node(&walk, type | (mode & 07777 & ~ws_fs_current_umask()), NULL);
+  if (error == 0) error = create_node(&walk, type | (mode & 07777 & ~ws_fs_current_umask()), NULL, NULL);
   ws_walk_done(&walk);
   return error;
 }
@@ -66,7 +74,20 @@ int ws_fs_symlinkat(const char *target, int dirfd, const char *path) {
   int error = ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
   if (error != 0) return error;
   if (walk.trailing_slash && walk.node == NULL) error = -ENOENT;
-  if (error == 0) error = create_node(&walk, S_IFLNK | 0777, target);
+  if (error == 0) error = create_node(&walk, S_IFLNK | 0777, target, NULL);
+  ws_walk_done(&walk);
+  return error;
+}
+
+int ws_fs_create_lazy(const char *path, const char *url, uint64_t size, uint32_t mode) {
+  if (url == NULL) return -EFAULT;
+  if (url[0] == '\0') return -ENOENT;
+  ws_walk walk;
+  int error = ws_walk_at(WS_AT_FDCWD, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
+  if (error != 0) return error;
+  if (walk.trailing_slash && walk.node == NULL) error = -ENOENT;
+  // The mode as given, as Emscripten's createLazyFile sets it (no umask).
+  if (error == 0) error = create_node(&walk, S_IFREG | (mode & 07777), NULL, &(ws_lazy_source){url, size});
   ws_walk_done(&walk);
   return error;
 }
@@ -101,7 +122,7 @@ static int remove_dir(ws_walk *walk) {
   int error = ws_node_permits(dir, W_OK | X_OK);
   if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child);
   if (error == 0 && !ws_is_dir(child)) error = -ENOTDIR;
-  if (error == 0 && (atomic_load(&child->mounted) != NULL || child == ws_root())) error = -EBUSY;
+  if (error == 0 && atomic_load(&child->mounted) != NULL) error = -EBUSY;  // a mount point, as Linux
   if (error == 0) {
     ws_rwlock_write(&child->lock);
     error = ws_dir_check_empty(child);
@@ -151,8 +172,8 @@ int ws_fs_unlinkat(int dirfd, const char *path, int flags) {
     error = !rmdir ? -EISDIR : walk.length == 1 ? -EINVAL : -ENOTEMPTY;
   } else if (walk.node == NULL) {
     error = -ENOENT;
-  } else if (ws_is_mount_root(walk.node)) {
-    error = rmdir ? -EBUSY : -EISDIR;  // a mount point (a graft has no entry a backend could remove)
+  } else if (ws_is_graft_root(walk.node)) {
+    error = rmdir ? -EBUSY : -EISDIR;  // a graft has no entry a backend could remove
   } else if (rmdir) {
     error = remove_dir(&walk);
   } else if (walk.trailing_slash) {
@@ -175,7 +196,8 @@ static bool is_ancestor(const ws_node *ancestor, const ws_node *node) {
 static int rename_locked(ws_walk *from, ws_walk *to, ws_node **source, ws_node **target, char **new_name) {
   int error = ws_node_permits(from->dir, W_OK | X_OK);
   if (error == 0) error = ws_node_permits(to->dir, W_OK | X_OK);
-  if (error == 0 && (from->dir->nlink == 0 || to->dir->nlink == 0)) error = -ENOENT;
+  // A removed source directory has no entries: the source's lookup below answers ENOENT.
+  if (error == 0 && to->dir->nlink == 0) error = -ENOENT;
   if (error == 0) error = ws_b_lookup(from->dir, from->name, from->length, source);
   if (error != 0) return error;
   error = ws_b_lookup(to->dir, to->name, to->length, target);
@@ -219,8 +241,8 @@ int ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const cha
     error = -EBUSY;
   } else if (from.node == NULL) {
     error = -ENOENT;
-  } else if (ws_is_mount_root(from.node) || (to.node != NULL && ws_is_mount_root(to.node))) {
-    error = -EBUSY;  // a mount point, as Linux
+  } else if (ws_is_graft_root(from.node) || (to.node != NULL && ws_is_graft_root(to.node))) {
+    error = -EBUSY;  // a graft has no entry a backend could rename
   } else if (from.dir->mount != to.dir->mount) {
     error = -EXDEV;
   } else {
@@ -292,20 +314,18 @@ int ws_fs_linkat(int old_dirfd, const char *old_path, int new_dirfd, const char 
     return error;
   }
   ws_node *node = from.node, *dir = to.dir;
-  // An existing new name is reported before a directory to link (Linux looks the name up first).
-  if (to.node != NULL || to.length == 0 || is_dot_or_dotdot(&to)) {
+  if (to.length == 0 || is_dot_or_dotdot(&to) || (to.node != NULL && ws_is_graft_root(to.node))) {
     error = -EEXIST;
-  } else if (ws_is_dir(node)) {
-    error = -EPERM;
-  } else if (to.trailing_slash) {
-    error = -ENOENT;
-  } else if (node->mount != dir->mount) {
-    error = -EXDEV;
   } else {
+    // Whether the new name exists is asked under the directory's lock (as create_node does),
+    // and reported before a directory to link: Linux looks the name up first.
     ws_node *existing = NULL;
     ws_rwlock_write(&dir->lock);
-    error = ws_dir_may_add(dir);
-    if (error == 0) error = ws_b_lookup(dir, to.name, to.length, &existing) == 0 ? -EEXIST : 0;
+    error = ws_b_lookup(dir, to.name, to.length, &existing) == 0 ? -EEXIST : 0;
+    if (error == 0 && ws_is_dir(node)) error = -EPERM;
+    if (error == 0 && to.trailing_slash) error = -ENOENT;
+    if (error == 0 && node->mount != dir->mount) error = -EXDEV;
+    if (error == 0) error = ws_dir_may_add(dir);
     if (error == 0) {
       ws_rwlock_write(&node->lock);
       error = node->nlink == 0 ? -ENOENT : ws_b_link(dir, to.name, to.length, node, from.dir, from.name, from.length);
@@ -356,7 +376,7 @@ int ws_fs_getcwd(char *buffer, size_t size) {
   path[at] = '\0';
   int error = 0;
   pthread_mutex_lock(&rename_lock);
-  for (ws_node *node = dir; node != ws_root();) {
+  for (ws_node *node = dir;;) {
     while (ws_is_mount_root(node) && node->mount->covered != NULL && node->mount->graft == NULL) {
       node = node->mount->covered;
     }

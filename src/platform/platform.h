@@ -138,6 +138,15 @@ int ws_prim_host_realpath(const char *path, char *out, size_t size);
 // pairs "virtual path", "host directory" in `buffer`. Returns the bytes needed (0: none).
 size_t ws_prim_host_startup_mounts(char *buffer, size_t size);
 
+// ----- fetched files (the memory backend's lazy files) ----------------------------------------
+// Reads up to `length` bytes at `offset` of the file `url` names into `buffer`, synchronously,
+// on the calling thread, which may be any: in a browser a synchronous XMLHttpRequest with a
+// Range header (from a server that ignores ranges, the part asked for is cut from the whole
+// file it sends); on Node and natively `url` is a path of the host's or a file: URL, read with
+// pread. Returns the bytes read (fewer only at the file's end) or -errno: -EIO for a request
+// that failed, -EOPNOTSUPP for a URL this platform cannot fetch (http on Node).
+int64_t ws_prim_fetch(const char *url, void *buffer, size_t length, uint64_t offset);
+
 // ----- the browser's origin-private file system (OPFS) ---------------------------------------
 // The same calls on OPFS (emscripten/opfs.c): each goes to one dedicated I/O worker through a
 // queue in shared memory, except small reads and writes, which a per-file cache serves. OPFS

@@ -145,6 +145,8 @@ static void io_cases(void) {
   CASE("fsync", "a bad descriptor", N(fsync(-1)), "EBADF");
   CASE("fallocate", "grows the file", N(fallocate(writer, 0, 0, 100)), "0");
   CASE("fallocate", "size after", SIZE("io"), "100");
+  CASE("fallocate", "inside the file", N(fallocate(writer, 0, 10, 20)), "0");
+  CASE("fallocate", "keeps the size", SIZE("io"), "100");
   CASE("fallocate", "a zero length", N(fallocate(writer, 0, 0, 0)), "EINVAL");
   CASE("fallocate", "a read-only descriptor", N(fallocate(reader, 0, 0, 10)), "EBADF");
   CASE("close", "descriptor -1", N(close(-1)), "EBADF");
@@ -412,6 +414,8 @@ static void name_cases(void) {
   CASE("rename", "a file over an open file", N(rename("r5", "r4")), "0");
   CASE("read", "the replaced file, through its open descriptor", READ_FD(replaced), "old");
   CASE("read", "the name, the new file", READ_ALL("r4"), "new");
+  struct stat unnamed;
+  CASE("fstat", "the replaced file is named no more", fstat(replaced, &unnamed) == 0 ? TEXT("%d", (int)unnamed.st_nlink) : "fstat failed", "0");
   close(replaced);
   CASE("symlink", "a new link", N(symlink("target/path", "sl")), "0");
   CASE("readlink", "its target", READLINK("sl", 64), "target/path");
@@ -525,6 +529,31 @@ static void edge_cases(void) {
   CASE("mknod", "no file type", N(mknod("edge/node", 0170000 | 0644, 0)), "EINVAL");
   CASE("mknod", "a symlink's type", N(mknod("edge/node", S_IFLNK | 0644, 0)), "EINVAL");
   CASE("mknod", "a character device", N(mknod("edge/node", S_IFCHR | 0644, makedev(1, 3))), "EPERM");
+  CASE("mknod", "a block device", N(mknod("edge/node", S_IFBLK | 0644, makedev(8, 0))), "EPERM");
+  CASE("mknod", "a regular file", N(mknod("edge/plain", S_IFREG | 0644, 0)), "0");
+  CASE("mknod", "which is one", MODE("edge/plain"), "100644");
+  CASE("mkdir", "a mode with file-type bits", N(mkdir("edge/typed", 0170755)), "0");
+  CASE("mkdir", "keeps only the permission bits", MODE("edge/typed"), "40755");
+  put_file("edge/a.", "");
+  CASE("unlink", "a two-byte name ending in a dot", N(unlink("edge/a.")), "0");
+  CASE("symlink", "to a UTF-8 name", N(symlink("\xc3\xa9t\xc3\xa9", "edge/utf8")), "0");
+  put_file("edge/.a", "");
+  CASE("unlink", "a two-byte name starting with a dot", N(unlink("edge/.a")), "0");
+  CASE("link", "to a new name with a trailing slash", N(link("edge/plain", "edge/plain-link/")), "ENOENT");
+  CASE("link", "a directory with a trailing slash", N(link("edge/typed/", "edge/typed-link")), "EPERM");
+  mkdir("edge/q1", 0755);
+  mkdir("edge/q2", 0755);
+  mkdir("edge/q1/m", 0755);
+  rename("edge/q1/m", "edge/q2/m");
+  struct stat parent, dotdot;
+  CASE("rename", "a moved directory's \"..\" is its new parent",
+       stat("edge/q2", &parent) == 0 && stat("edge/q2/m/..", &dotdot) == 0 ? TEXT("%d", parent.st_ino == dotdot.st_ino) : "stat failed", "1");
+  mkdir("edge/q1/m", 0755);
+  int replaced_dir = open("edge/q2/m", O_RDONLY | O_DIRECTORY);
+  CASE("rename", "a directory over an empty one", N(rename("edge/q1/m", "edge/q2/m")), "0");
+  CASE("fstat", "the replaced directory has no links left",
+       fstat(replaced_dir, &dotdot) == 0 ? TEXT("%d", (int)dotdot.st_nlink) : "fstat failed", "0");
+  close(replaced_dir);
   mkdir("edge/p1", 0755);
   mkdir("edge/p2", 0755);
   mkdir("edge/p1/d", 0755);
@@ -534,6 +563,9 @@ static void edge_cases(void) {
   CASE("rename", "and back", TEXT("%s %s", NLINK("edge/p1"), NLINK("edge/p2")), "3 2");
   rename("edge/p1/d", "edge/p1/e");
   CASE("rename", "a directory within its parent", NLINK("edge/p1"), "3");
+  CASE("rename", "a directory over its own parent", N(rename("edge/p1/e", "edge/p1")), "ENOTEMPTY");
+  rmdir("edge/p1/e");
+  CASE("rmdir", "the parent loses the removed directory's link", NLINK("edge/p1"), "2");
   CASE("stat", "the root's mode", MODE("/"), "40755");
   mkdir("edge/many", 0755);
   for (int i = 0; i < 300; i++) put_file(TEXT("edge/many/entry-%03d-of-a-long-name", i), "");
@@ -550,6 +582,8 @@ static void edge_cases(void) {
   CASE("rename", "into a directory without write permission", N(rename("edge/loose", "edge/sealed/loose")), "EACCES");
   CASE("rmdir", "the root", N(rmdir("/")), "EBUSY");
   CASE("unlink", "the root", N(unlink("/")), "EISDIR");
+  CASE("unlink", "\".\"", N(unlink("edge/.")), "EISDIR");
+  CASE("mkdir", "the root", N(mkdir("/", 0755)), "EEXIST");
   CASE("rename", "the root", N(rename("/", "edge/root")), "EBUSY");
 
   struct timespec before = time_of("edge", true);
@@ -564,17 +598,32 @@ static void edge_cases(void) {
   usleep(20000);
   rename("edge/.hidden", "edge/.moved");
   CASE("rename", "moves the file's change time on", LATER(before, time_of("edge/.moved", false)), "1");
+  mkdir("edge/into", 0755);
+  before = time_of("edge/into", true);
+  usleep(20000);
+  rename("edge/loose", "edge/into/loose");
+  CASE("rename", "moves the target directory's modification time on", LATER(before, time_of("edge/into", true)), "1");
+  before = time_of("edge/into", true);
+  usleep(20000);
+  link("edge/into/loose", "edge/into/linked");
+  CASE("link", "moves its directory's modification time on", LATER(before, time_of("edge/into", true)), "1");
+  before = time_of("edge", true);
+  usleep(20000);
+  mkdir("edge/into", 0755);
+  CASE("mkdir", "of an existing name leaves its directory's modification time", LATER(before, time_of("edge", true)), "0");
 
   int back = open(".", O_RDONLY | O_DIRECTORY);
   chdir("/");
   CASE("getcwd", "at the root", getcwd(here, sizeof here) ? here : errno_name(errno), "/");
   fchdir(back);
+  snprintf(absolute, sizeof absolute, "%s/edge/.moved", getcwd(here, sizeof here) ? here : "");
   mkdir("edge/gone", 0755);
   chdir("edge/gone");
   rmdir("../gone");
   CASE("open", "O_CREAT in a removed working directory", FD(open("new", O_CREAT | O_WRONLY, 0644)), "ENOENT");
   CASE("mkdir", "in a removed working directory", N(mkdir("sub", 0755)), "ENOENT");
   CASE("rename", "into a removed working directory", N(rename("../.moved", "moved")), "ENOENT");
+  CASE("rename", "from elsewhere into a removed working directory", N(rename(absolute, "moved")), "ENOENT");
   CASE("symlink", "in a removed working directory", N(symlink("x", "link")), "ENOENT");
   fchdir(back);
   close(back);

@@ -12,8 +12,13 @@
 // - vectors whose lengths add up past SSIZE_MAX are refused (EINVAL);
 // - ws_make_dirs (mkdirTree) makes a path's missing directories and stops at a real failure;
 // - a symlink's expansion longer than PATH_MAX with its zero is ENAMETOOLONG, by one byte;
-// - a mount point cannot be removed or renamed over (EBUSY); a memory file system mounted and
-//   unmounted with files inside.
+//   readlink into a buffer of 0 bytes, or of more than INT_MAX, is EINVAL; getcwd of a path
+//   longer than PATH_MAX is ENAMETOOLONG;
+// - a mount point cannot be removed, renamed or renamed over (EBUSY), nor unlinked (EISDIR);
+//   hard links do not cross mounts either way (EXDEV); a memory file system mounted and
+//   unmounted with files inside;
+// - the core calls a backend's rename, create and unlink with their directories locked
+//   exclusively, whichever order a rename takes the locks in.
 //   core_calls HOST_DIR
 #include <limits.h>
 #include <signal.h>
@@ -188,15 +193,75 @@ static void memory_mount(void) {
   CHECK(ws_fs_unmount("/mm") == 0 && t_rmdir("/mm") == 0, "unmount it with its files");
 }
 
-// A mount point is busy, as on Linux: it cannot be removed, nor renamed over.
+// The core holds the locks the backend table promises (src/fs/internal.h): a memory file system
+// whose rename, create and unlink count the calls made without their directories locked
+// exclusively. Renames go both ways between two directories, so that one of them takes the
+// locks in the other order, and up into an ancestor.
+static ws_fs_backend checked_memory;
+static int unlocked_calls;
+
+static void expect_written(ws_node *dir) { unlocked_calls += (atomic_load(&dir->lock.word) & WS_RW_WRITER) == 0; }
+
+static int checked_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
+                          size_t to_length) {
+  expect_written(from_dir);
+  expect_written(to_dir);
+  return ws_fs_memory_backend()->rename(from_dir, from, from_length, to_dir, to, to_length);
+}
+
+static int checked_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,
+                          ws_node **child) {
+  expect_written(dir);
+  return ws_fs_memory_backend()->create(dir, name, length, mode, target, child);
+}
+
+static int checked_unlink(ws_node *dir, const char *name, size_t length) {
+  expect_written(dir);
+  return ws_fs_memory_backend()->unlink(dir, name, length);
+}
+
+static void lock_contract(void) {
+  checked_memory = *ws_fs_memory_backend();
+  checked_memory.rename = checked_rename;
+  checked_memory.create = checked_create;
+  checked_memory.unlink = checked_unlink;
+  CHECK(t_mkdir("/checked", 0755) == 0 && ws_fs_mount("/checked", &checked_memory, NULL) == 0, "mount /checked");
+  CHECK(t_mkdir("/checked/a", 0755) == 0 && t_mkdir("/checked/b", 0755) == 0 && t_mkdir("/checked/a/deep", 0755) == 0 &&
+            ws_write_file("/checked/a/f", "f", 1, 0644) == 0,
+        "its directories and a file");
+  CHECK(t_rename("/checked/a/f", "/checked/b/f") == 0 && t_rename("/checked/b/f", "/checked/a/f") == 0 &&
+            t_rename("/checked/a/deep", "/checked/b/deep") == 0 && t_rename("/checked/b/deep", "/checked/a/deep") == 0,
+        "renames both ways between two directories");
+  CHECK(t_rename("/checked/a/f", "/checked/a/deep/f") == 0 && t_rename("/checked/a/deep/f", "/checked/f") == 0,
+        "down into a child and up into an ancestor");
+  CHECK(t_unlink("/checked/f") == 0 && t_rmdir("/checked/a/deep") == 0 && t_rmdir("/checked/a") == 0 &&
+            t_rmdir("/checked/b") == 0,
+        "removals");
+  CHECK(unlocked_calls == 0, "%d backend calls ran without their directories locked exclusively", unlocked_calls);
+  CHECK(ws_fs_unmount("/checked") == 0 && t_rmdir("/checked") == 0, "unmount /checked");
+}
+
+// A mount point is busy, as on Linux: it cannot be removed, renamed, nor renamed over; unlink
+// calls it a directory.
 static void mount_point_busy(void) {
   errno = 0;
   CHECK(t_rmdir("/limited") == -1 && errno == EBUSY, "rmdir of a mount point: errno %d", errno);
+  errno = 0;
+  CHECK(t_rename("/limited", "/moved") == -1 && errno == EBUSY, "rename of a mount point: errno %d", errno);
+  errno = 0;
+  CHECK(t_unlink("/limited") == -1 && errno == EISDIR, "unlink of a mount point: errno %d", errno);
   CHECK(t_mkdir("/empty-dir", 0755) == 0, "mkdir /empty-dir");
   errno = 0;
   CHECK(t_rename("/empty-dir", "/limited") == -1 && errno == EBUSY, "rename over a mount point: errno %d", errno);
   CHECK(t_rmdir("/empty-dir") == 0, "rmdir /empty-dir");
   CHECK(t_open("/limited/big", O_RDONLY, 0) >= 0, "the mount still there");
+  // Hard links stay inside one mount, whichever way they would cross.
+  CHECK(ws_write_file("/in-memory", "m", 1, 0644) == 0, "a file in memory");
+  errno = 0;
+  CHECK(t_link("/in-memory", "/limited/linked") == -1 && errno == EXDEV, "link into a mount: errno %d", errno);
+  errno = 0;
+  CHECK(t_link("/limited/big", "/linked") == -1 && errno == EXDEV, "link out of a mount: errno %d", errno);
+  CHECK(t_unlink("/in-memory") == 0, "unlink /in-memory");
 }
 
 // "a/b/c..." of exactly `length` bytes (names of one letter), NUL-terminated.
@@ -212,6 +277,10 @@ static void symlink_expansion_limit(void) {
   static char target[2048], rest[WS_PATH_MAX], path[WS_PATH_MAX];
   short_names(target, 1001);
   CHECK(t_mkdir("/spliced", 0755) == 0 && t_symlink(target, "/spliced/l") == 0, "a symlink to %zu bytes", strlen(target));
+  // Linux's readlink refuses an empty buffer (musl's turns one into a byte, so libc cannot ask).
+  CHECK(ws_fs_readlinkat(WS_AT_FDCWD, "/spliced/l", path, 0) == -EINVAL, "readlink into no room: EINVAL");
+  CHECK(ws_fs_readlinkat(WS_AT_FDCWD, "/spliced/l", path, (size_t)INT32_MAX + 1) == -EINVAL,
+        "readlink into more room than an int counts: EINVAL");
   for (size_t total = WS_PATH_MAX - 1; total <= WS_PATH_MAX; total++) {
     short_names(rest, total - strlen(target) - 1);  // target + '/' + rest
     snprintf(path, sizeof path, "/spliced/l/%s", rest);
@@ -223,8 +292,24 @@ static void symlink_expansion_limit(void) {
   }
 }
 
+// getcwd in a directory whose path is longer than PATH_MAX: ENAMETOOLONG, as Linux.
+static void deep_working_directory(void) {
+  int back = (int)t_open(".", O_RDONLY | O_DIRECTORY, 0);
+  char name[201], buffer[2 * WS_PATH_MAX];
+  memset(name, 'd', sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  CHECK(t_mkdir("/deep", 0755) == 0 && t_chdir("/deep") == 0, "mkdir and chdir /deep");
+  for (int i = 0; i < 21; i++) CHECK(t_mkdir(name, 0755) == 0 && t_chdir(name) == 0, "level %d", i);  // 4227 bytes
+  errno = 0;
+  CHECK(t_getcwd(buffer, sizeof buffer) == NULL && errno == ENAMETOOLONG, "getcwd of a path past PATH_MAX: errno %d", errno);
+  CHECK(back >= 0 && ws_fs_fchdir(back) == 0, "back to the scratch directory");
+  CHECK(ws_fs_getcwd(buffer, 0) == -EINVAL && ws_fs_getcwd(buffer, 1) == -ERANGE, "getcwd into 0 bytes: EINVAL; 1: ERANGE");
+  if (back >= 0) t_close(back);
+}
+
 static void make_dirs(void) {
   CHECK(ws_make_dirs("/made/a/b/c", 0755) == 0 && t_ino("/made/a/b/c") > 0, "ws_make_dirs makes every missing directory");
+  CHECK(t_ino("/mad") < 0 && t_ino("/made/a/b/") > 0, "and no other (no directory named by part of a name)");
   CHECK(ws_make_dirs("/made/a/b/c", 0755) == 0, "ws_make_dirs where all exist");
   CHECK(ws_write_file("/made/file", "f", 1, 0644) == 0 && ws_make_dirs("/made/file/x", 0755) == -ENOTDIR,
         "ws_make_dirs through a file: ENOTDIR");
@@ -253,9 +338,11 @@ int main(int argc, char **argv) {
   openat_relative_to_a_file();
   vectors_past_ssize_max();
   make_dirs();
+  deep_working_directory();
   symlink_expansion_limit();
   mount_point_busy();
   memory_mount();
+  lock_contract();
   if (failures != 0) {
     printf("core_calls: %d failures\n", failures);
     return 1;

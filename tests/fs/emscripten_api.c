@@ -17,6 +17,7 @@ static void show(const char *path) {
 int main(void) {
   show("/work/pre.txt");
   show("/pkg/data/packed.txt");
+  show("/pkg/data/lazy.txt");
   show("/host/from-script.txt");
   show("/host/from-host.txt");
   return 0;

@@ -23,12 +23,22 @@ Module.preRun = [function() {
   FS.mount(NODEFS, { root: process.env.WS_HOST_DIR }, '/host');
   FS.createPath('/', 'pkg/data', true, true);
   FS.createDataFile('/pkg/data', 'packed.txt', 'packed by createDataFile', true, false);
+  FS.createLazyFile('/pkg/data', 'lazy.txt', process.env.WS_HOST_DIR + '/lazy-source.txt', true, false);
 }];
 
 Module.onRuntimeInitialized = function() {
   show('preRun file', FS.readFile('/work/pre.txt', { encoding: 'utf8' }));
   show('createDataFile', [FS.readFile('/pkg/data/packed.txt', { encoding: 'utf8' }),
                           FS.stat('/pkg/data/packed.txt').mode & 511]);
+
+  // Read before anything asks its size (readFile, stat): Emscripten's JS file system on Node
+  // knows a lazy file's size only once a read has loaded it, and fails before.
+  var lazyStream = FS.open('/pkg/data/lazy.txt', 'r'), part = new Uint8Array(30);
+  var partLength = FS.read(lazyStream, part, 0, 30, 48387 * 31);  // line 48387, in the second MiB
+  FS.close(lazyStream);
+  var lazy = FS.readFile('/pkg/data/lazy.txt', { encoding: 'utf8' });
+  show('createLazyFile', [lazy.length, lazy.slice(0, 30), partLength, new TextDecoder().decode(part),
+                          FS.stat('/pkg/data/lazy.txt').size, FS.stat('/pkg/data/lazy.txt').mode & 511]);
 
   var bytes = new Uint8Array(3000);
   for (var i = 0; i < bytes.length; i++) bytes[i] = (i * 13) & 255;

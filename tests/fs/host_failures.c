@@ -157,6 +157,9 @@ static void host_errno_passed_on(void) {
   }
   // A lookup the host refuses: open(O_CREAT) of a new name gives the refusal, creates nothing.
   open_refused("/h/new", O_WRONLY | O_CREAT, 0, EPERM, "a lookup");
+  // A create the host refuses gives that refusal (the two calls before it are the lstats of the
+  // lookup and of its repeat under the directory's lock).
+  open_refused("/h/new", O_WRONLY | O_CREAT, 2, EPERM, "to create a file");
   // Opening an existing file for reading and writing fails with EMLINK: the file cannot be
   // opened at all (only EACCES and EROFS send the backend to try reading only).
   ws_fs_close((int)ws_fs_openat(WS_AT_FDCWD, "/h/existing", O_WRONLY | O_CREAT, 0644));

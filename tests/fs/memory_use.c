@@ -78,6 +78,8 @@ int main(void) {
   CHECK(t_ftruncate(fd, most) == 0 && t_size(fd) == most, "a file of 1 TiB, all hole");
   errno = 0;
   CHECK(t_ftruncate(fd, most + 1) == -1 && errno == EFBIG, "truncate past 1 TiB: EFBIG");
+  CHECK(t_ftruncate(fd, 100 * CHUNK) == 0 && blocks_of(fd) == 2 * CHUNK / 512,
+        "shrunk to 100 chunks, past the chunks it ever had: %lld blocks", blocks_of(fd));
   t_stat_t before, after;
   t_fstat(fd, &before);
   usleep(20000);

@@ -2,9 +2,10 @@
 // calloc, realloc and aligned_alloc are wrapped around glibc's), and a sequence of calls runs on
 // the core: a host mount, file creation and writes in it and in memory (one across several of
 // the memory backend's chunks), record locks, flock, renames, a directory, a symlink, a
-// directory of ten files, an unlink.
+// directory of ten files, a memory mount with a file, a lazy file read in its second block, an
+// unlink.
 // Each call must either succeed or return a negative errno; none may crash or report a positive
-// number as an error. Then the failure is disarmed, the state is cleaned up (and must hold as
+// number as an error, and what a call reported made must be there. Then the failure is disarmed, the state is cleaned up (and must hold as
 // many blocks as after a round where nothing failed: a failing call frees what it took), and
 // the next k runs, until a whole sequence needs fewer allocations than k. First, overwriting
 // bytes a memory file already holds must allocate nothing. Natively on the core, under UBSan
@@ -51,10 +52,29 @@ void free(void *block) {
   __libc_free(block);
 }
 
-enum { MANY = 10 };      // files in one directory
+enum { MANY = 10, LAZY_BYTES = 1536 * 1024 };  // files in one directory; a lazy file of two blocks
+
+// Paths a call of this round reported made: each must be there once the round is over (a call
+// must never report a change it did not make).
+static char made_paths[MANY + 8][32];
+static int made_count;
+static void made(const char *call, long result, const char *path) {
+  status(call, result);
+  if (result == 0 && made_count < MANY + 8) snprintf(made_paths[made_count++], sizeof *made_paths, "%s", path);
+}
+static void check_made(void) {
+  for (int i = 0; i < made_count; i++) {
+    ws_stat info;
+    if (ws_fs_fstatat(WS_AT_FDCWD, made_paths[i], &info, AT_SYMLINK_NOFOLLOW) != 0) {
+      printf("out_of_memory: round %ld: %s was reported made and is not there\n", round_number, made_paths[i]);
+      failures++;
+    }
+  }
+  made_count = 0;
+}
 
 // One sequence of calls; returns whether the armed failure fired during it.
-static bool sequence(const char *host_dir) {
+static bool sequence(const char *host_dir, const char *lazy_source) {
   char mount_point[64];
   snprintf(mount_point, sizeof mount_point, "/m%ld", round_number);
   t_mkdir(mount_point, 0755);
@@ -74,13 +94,25 @@ static bool sequence(const char *host_dir) {
     status("close", ws_fs_close(fd));
   }
   status("rename", ws_fs_renameat(WS_AT_FDCWD, memory_file, WS_AT_FDCWD, "/work/moved"));
-  status("mkdir", ws_fs_mkdirat(WS_AT_FDCWD, "/work/sub", 0755));
-  status("symlink", ws_fs_symlinkat("target", WS_AT_FDCWD, "/work/link"));
-  status("mkdir for many", ws_fs_mkdirat(WS_AT_FDCWD, "/work/many", 0755));
+  status("mkdir", ws_fs_mkdirat(WS_AT_FDCWD, "/work/sub", 0755));  // renamed below
+  made("symlink", ws_fs_symlinkat("target", WS_AT_FDCWD, "/work/link"), "/work/link");
+  made("mkdir for many", ws_fs_mkdirat(WS_AT_FDCWD, "/work/many", 0755), "/work/many");
   for (int i = 0; i < MANY; i++) {  // past the first growth of the directory's tables
     char name[32];
     snprintf(name, sizeof name, "/work/many/%d", i);
-    status("a file among many", ws_fs_mknodat(WS_AT_FDCWD, name, S_IFREG | 0644));
+    made("a file among many", ws_fs_mknodat(WS_AT_FDCWD, name, S_IFREG | 0644), name);
+  }
+  made("a memory mount's directory", ws_fs_mkdirat(WS_AT_FDCWD, "/work/mm", 0755), "/work/mm");
+  long memory_mounted = ws_fs_mount("/work/mm", ws_fs_memory_backend(), NULL);
+  status("a memory mount", memory_mounted);
+  if (memory_mounted == 0) made("a file in it", ws_write_file("/work/mm/f", "m", 1, 0644), "/work/mm/f");
+  made("a lazy file", ws_fs_create_lazy("/work/lazy", lazy_source, LAZY_BYTES, 0444), "/work/lazy");
+  int lazy = (int)ws_fs_openat(WS_AT_FDCWD, "/work/lazy", O_RDONLY, 0);
+  if (lazy >= 0) {
+    char bytes[10];
+    long got = t_pread(lazy, bytes, sizeof bytes, LAZY_BYTES - 100);  // the second block
+    if (got >= 0 && got != sizeof bytes) status("a lazy read's count", 1);
+    status("close of the lazy file", ws_fs_close(lazy));
   }
   status("rename a directory", ws_fs_renameat(WS_AT_FDCWD, "/work/sub", WS_AT_FDCWD, "/work/sub2"));
   if (mounted == 0) {
@@ -96,6 +128,10 @@ static bool sequence(const char *host_dir) {
   bool did_fire = atomic_load(&fired);
   // Clean up with memory to spare.
   atomic_store(&countdown, -1);
+  check_made();
+  ws_fs_unlinkat(WS_AT_FDCWD, "/work/lazy", 0);
+  if (memory_mounted == 0) ws_fs_unmount("/work/mm");
+  ws_fs_unlinkat(WS_AT_FDCWD, "/work/mm", AT_REMOVEDIR);
   ws_fs_unlinkat(WS_AT_FDCWD, "/work/moved", 0);
   ws_fs_unlinkat(WS_AT_FDCWD, memory_file, 0);
   ws_fs_unlinkat(WS_AT_FDCWD, "/work/link", 0);
@@ -136,15 +172,22 @@ int main(int argc, char **argv) {
   }
   t_mkdir("/work", 0755);
   overwrite_in_place();
+  char lazy_source[512];
+  snprintf(lazy_source, sizeof lazy_source, "%s/lazy-source", argv[1]);
+  FILE *source = fopen(lazy_source, "wb");
+  if (source == NULL || fseek(source, LAZY_BYTES - 1, SEEK_SET) != 0 || fputc('x', source) == EOF || fclose(source) != 0) {
+    printf("out_of_memory: cannot write %s\n", lazy_source);
+    return 1;
+  }
   long rounds = 0;
   // A round where nothing fails: what stays allocated once a round is cleaned up.
   round_number = -1;
-  sequence(argv[1]);
+  sequence(argv[1], lazy_source);
   long settled = atomic_load(&live_blocks);
   for (round_number = 0; round_number < 10000; round_number++, rounds++) {
     atomic_store(&fired, false);
     atomic_store(&countdown, round_number);
-    bool did_fire = sequence(argv[1]);
+    bool did_fire = sequence(argv[1], lazy_source);
     long live = atomic_load(&live_blocks);
     if (live != settled) {
       printf("out_of_memory: round %ld: %ld blocks still allocated after the clean-up, %ld after a round with no failure\n",

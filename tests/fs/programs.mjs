@@ -10,7 +10,7 @@ const source = (name) => path.join(ROOT, 'tests', 'fs', `${name}.c`);
 const CORE_SOURCES = [
   ...['src/fs', 'src/fs/memory', 'src/fs/host'].flatMap((dir) => fs.readdirSync(path.join(ROOT, dir))
     .filter((f) => f.endsWith('.c')).map((f) => path.join(ROOT, dir, f))),
-  ...['common.c', 'posix/prim.c', 'posix/host.c'].map((f) => path.join(ROOT, 'src/platform', f)),
+  ...['common.c', 'posix/prim.c', 'posix/host.c', 'posix/fetch.c'].map((f) => path.join(ROOT, 'src/platform', f)),
 ];
 const C_FLAGS = ['-O1', '-g', '-pthread', '-D_GNU_SOURCE', '-Wno-unused-function', '-I' + path.join(ROOT, 'include')];
 const WASM_FLAGS = ['-O2', '-pthread', '-sPROXY_TO_PTHREAD', '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=6',

@@ -28,6 +28,13 @@ API int ws_js_write_file(const char *path, const void *data, size_t length, uint
   return ws_write_file(path, data, length, mode);
 }
 
+// A lazy file (createLazyFile): `size` bytes at `url`, fetched on first read by the reading
+// thread (a double: exact to 2^53, beyond any file a Wasm program reads).
+API int ws_js_create_lazy(const char *path, const char *url, double size, uint32_t mode) {
+  if (!(size >= 0 && size <= 9007199254740992.0)) return -EINVAL;
+  return ws_fs_create_lazy(path, url, (uint64_t)size, mode);
+}
+
 // Reads the whole file into a new buffer (*data, freed with ws_js_free); returns its length
 // (an int: JavaScript gets no larger copy, and an int crosses every Emscripten ABI the same).
 API int ws_js_read_file(const char *path, void **data) {

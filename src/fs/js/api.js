@@ -16,6 +16,9 @@
 //       (a typed array) at offset; write(fd, buffer, offset, length[, position]) -> bytes
 //       written; without a position, at the descriptor's, which moves
 //   Module.wasmscaleFS.llseek(fd, offset, whence) -> new position; close(fd)
+//   Module.wasmscaleFS.createLazy(path, url[, mode]) a file of the length `url` has now, whose
+//       bytes are fetched on first read, 1 MiB at a time, by the thread that reads (in a
+//       browser an http(s) URL; on Node a path or file: URL); mode 0444 unless given
 // Each call runs synchronously in Wasm on the calling thread (no proxying), so it works while
 // pthreads use the same files. A failure throws an Error whose `code` is the errno's name
 // ('ENOENT') and `errno` its number, as Node's fs does. Emscripten's own FS API, on top of
@@ -132,6 +135,36 @@
     });
   }
 
+  // The byte length of the file `url` names, asked synchronously: on Node a path or file: URL
+  // (stat), in a browser a HEAD request's Content-Length (a compressed answer's would not be
+  // the file's length, so that is refused).
+  var STAT_ERRNO = { ENOENT: 44, EACCES: 2, ENOTDIR: 54 }, EIO = 29, EOPNOTSUPP = 138;
+  function sourceLength(url) {
+    var what = 'createLazy from ' + url;
+    if (typeof ENVIRONMENT_IS_NODE !== 'undefined' && ENVIRONMENT_IS_NODE) {
+      var isFileUrl = /^file:/i.test(url);
+      if (!isFileUrl && /^[a-z][a-z0-9+.-]*:\/\//i.test(url)) throw failure(-EOPNOTSUPP, what + ' (Node reads paths and file: URLs)');
+      try {
+        return require('fs').statSync(isFileUrl ? require('url').fileURLToPath(url) : url).size;
+      } catch (e) {
+        throw failure(-(STAT_ERRNO[e.code] || EIO), what);
+      }
+    }
+    var request = new XMLHttpRequest(), problem = null;
+    try {
+      request.open('HEAD', url, false);
+      request.send(null);
+    } catch (e) {
+      problem = String(e && e.message || e);
+    }
+    var length = problem === null ? request.getResponseHeader('Content-Length') : null;
+    if (problem === null && (request.status < 200 || request.status > 299)) problem = 'HTTP ' + request.status;
+    if (problem === null && length === null) problem = 'no Content-Length';
+    if (problem === null && request.getResponseHeader('Content-Encoding')) problem = 'served compressed';
+    if (problem !== null) throw failure(-EIO, what + ': ' + problem);
+    return Number(length);
+  }
+
   var api = {
     writeFile: function(path, data, options) {
       var mode = options && options.mode !== undefined ? options.mode : 438;  // 0666, less the umask
@@ -207,6 +240,15 @@
     open: function(path, flags, mode) {
       return withPath(path, function(p) {
         return check(call('ws_js_open', p, flags | 0, mode === undefined ? 438 : mode), 'open ' + path);
+      });
+    },
+    createLazy: function(path, url, mode) {
+      url = String(url);
+      var length = sourceLength(url);
+      withPath(path, function(p) {
+        withPath(url, function(u) {
+          check(call('ws_js_create_lazy', p, u, length, mode === undefined ? 292 /* 0444 */ : mode), 'createLazy ' + path);
+        });
       });
     },
     close: function(fd) { check(call('ws_js_close', fd), 'close ' + fd); },

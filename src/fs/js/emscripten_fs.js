@@ -11,7 +11,9 @@
 //   mount(type, options, mountpoint) with MEMFS, NODEFS ({root: host directory}; programs
 //   linked with the host backend), OPFS ({root: OPFS directory}) or IDBFS (the OPFS directory
 //   idbfs/MOUNTPOINT: browsers' persistent files; both need the OPFS backend), unmount,
-//   syncfs([populate, ]callback), createPath, createDataFile, createPreloadedFile; and on
+//   syncfs([populate, ]callback), createPath, createDataFile, createPreloadedFile,
+//   createLazyFile(parent, name, url, canRead, canWrite) (fetched on first read, from any
+//   thread: wasmscaleFS.createLazy); and on
 //   Module, the FS_* names and run dependencies emcc's file packager calls.
 // A failure throws FS.ErrnoError with `errno` (the program's errno number) and `code`
 // ('ENOENT'), as Emscripten's does. Before the runtime starts (preRun), calls that change
@@ -205,7 +207,7 @@ var FS, MEMFS, NODEFS, OPFS, IDBFS;
   // as the queue runs) are queued then and made in order as the runtime starts, before main;
   // calls that answer (readFile, stat, open...) throw, naming the hook to use instead.
   var CHANGES = ['writeFile', 'mkdir', 'mkdirTree', 'unlink', 'rmdir', 'rename', 'symlink', 'chmod', 'utime',
-                 'truncate', 'chdir', 'mount', 'unmount', 'createPath', 'createDataFile', 'syncfs'];
+                 'truncate', 'chdir', 'mount', 'unmount', 'createPath', 'createDataFile', 'createLazyFile', 'syncfs'];
   var queued = null;
   function started() {
     return typeof runtimeInitialized === 'undefined' || runtimeInitialized ||
@@ -231,7 +233,7 @@ var FS, MEMFS, NODEFS, OPFS, IDBFS;
       var args = arguments;
       queued.push(function() { action.apply(null, args); });
       // What these return can be told without the file system: the path made.
-      if (name === 'createDataFile') return join(args[0], args[1]);
+      if (name === 'createDataFile' || name === 'createLazyFile') return join(args[0], args[1]);
       if (name === 'createPath') return createdPath(args[0], String(args[1]));
     };
   }
@@ -326,6 +328,11 @@ var FS, MEMFS, NODEFS, OPFS, IDBFS;
       api.chmod(path, mode);
       return path;
     },
+    createLazyFile: function(parent, name, url, canRead, canWrite) {
+      var path = join(parent, name);
+      ws.createLazy(path, url, modeFor(canRead, canWrite));
+      return path;
+    },
     createPreloadedFile: function(parent, name, url, canRead, canWrite, onload, onerror, dontCreateFile, canOwn, preFinish) {
       var path = join(parent, name), dependency = 'wasmscale-cp ' + path;
       var held = typeof addRunDependency === 'function';
@@ -360,7 +367,8 @@ var FS, MEMFS, NODEFS, OPFS, IDBFS;
   // What emcc's file packager (tools/packaged_files.py) and Emscripten's own code call on
   // Module, as Emscripten exports them; set by descriptor over any aborting "not exported" stub.
   var exports = { FS_createPath: api.createPath, FS_createDataFile: api.createDataFile,
-                  FS_createPreloadedFile: api.createPreloadedFile, FS_unlink: api.unlink };
+                  FS_createPreloadedFile: api.createPreloadedFile, FS_createLazyFile: api.createLazyFile,
+                  FS_unlink: api.unlink };
   if (typeof addRunDependency === 'function') {
     exports.addRunDependency = addRunDependency;
     exports.removeRunDependency = removeRunDependency;

@@ -46,6 +46,20 @@ static int add_entry(ws_node *dir, const char *name, size_t length, ws_node *nod
   return 0;
 }
 
+// Puts new `node` into `dir` as `name` (the entry's reference is its own, the caller's becomes
+// *child); `error` is how making it went: on any failure the node goes and nothing changed.
+static int add_new_node(ws_node *dir, const char *name, size_t length, ws_node *node, int error, ws_node **child) {
+  if (error == 0 && S_ISDIR(node->type)) error = ws_node_place(node, dir, name, length);
+  if (error == 0) error = add_entry(dir, name, length, node);
+  if (error != 0) {
+    ws_node_unref(node);
+    return error;
+  }
+  if (S_ISDIR(node->type)) dir->nlink++;
+  *child = node;
+  return 0;
+}
+
 static int memory_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,
                          ws_node **child) {
   ws_node *node = ws_node_new(dir->mount, mode);
@@ -59,15 +73,21 @@ static int memory_create(ws_node *dir, const char *name, size_t length, uint32_t
     node->data = strdup(target);
     if (node->data == NULL) error = -ENOSPC;
   }
-  if (error == 0 && S_ISDIR(mode)) error = ws_node_place(node, dir, name, length);
-  if (error == 0) error = add_entry(dir, name, length, node);
-  if (error != 0) {
-    ws_node_unref(node);
-    return error;
-  }
-  if (S_ISDIR(mode)) dir->nlink++;
-  *child = node;
-  return 0;
+  return add_new_node(dir, name, length, node, error, child);
+}
+
+static int memory_create_lazy(ws_node *dir, const char *name, size_t length, uint32_t mode, const ws_lazy_source *source,
+                              ws_node **child) {
+  if (source->size > MEM_MAX_FILE_BYTES) return -EFBIG;
+  ws_node *node = ws_node_new(dir->mount, mode);
+  if (node == NULL) return -ENOSPC;
+  mem_data *data = NULL;
+  int error = mem_lazy_data(source->url, source->size, &data);
+  node->data = data;
+  node->size = source->size;
+  // Counted as held, as if fetched: the data is the file's, only kept elsewhere until read.
+  node->blocks = (source->size + 511) / 512;
+  return add_new_node(dir, name, length, node, error, child);
 }
 
 static int memory_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir,
@@ -136,6 +156,7 @@ static const ws_fs_backend memory_backend = {
     .mount = memory_mount,
     .lookup = memory_lookup,
     .create = memory_create,
+    .create_lazy = memory_create_lazy,
     .link = memory_link,
     .unlink = memory_unlink,
     .rename = memory_rename,

@@ -5,7 +5,8 @@
 // Invariant: bytes of a chunk beyond the file's size, and beyond a chunk's capacity, are zero
 // (truncate clears what it cuts off), so growing a file never reveals old data.
 // A write allocates everything it needs before it changes anything: when memory runs out it
-// fails with ENOSPC and the file is exactly as before.
+// fails with ENOSPC and the file is exactly as before. A lazy file's bytes are fetched before
+// they are read (lazy.c), and all it keeps before it changes.
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@ int64_t mem_file_read(ws_node *file, void *buffer, size_t length, uint64_t offse
   const mem_data *data = file->data;
   if (offset >= file->size) return 0;
   if (length > file->size - offset) length = (size_t)(file->size - offset);
+  int error = data != NULL && data->source != NULL ? mem_lazy_load(file, offset, length) : 0;
+  if (error != 0) return error;
   uint8_t *out = buffer;
   for (size_t done = 0; done < length;) {
     uint64_t at = offset + done, index = at >> MEM_CHUNK_SHIFT;
@@ -133,10 +136,18 @@ static bool write_in_place(ws_node *file, const void *buffer, size_t length, uin
   return true;
 }
 
+// A lazy file about to change fetches the bytes it keeps below `end` and becomes an ordinary one.
+static int settle(ws_node *file, uint64_t end) {
+  const mem_data *data = file->data;
+  return data != NULL && data->source != NULL ? mem_lazy_settle(file, end) : 0;
+}
+
 int64_t mem_file_write(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
   if (length == 0) return 0;
+  int error = settle(file, UINT64_MAX);
+  if (error != 0) return error;
   if (write_in_place(file, buffer, length, offset)) return (int64_t)length;
-  int error = reserve(file, offset, length);
+  error = reserve(file, offset, length);
   if (error != 0) return error;
   const mem_data *data = file->data;
   const uint8_t *in = buffer;
@@ -154,7 +165,9 @@ int64_t mem_file_write(ws_node *file, const void *buffer, size_t length, uint64_
 }
 
 int mem_file_allocate(ws_node *file, uint64_t offset, uint64_t length) {
-  int error = reserve(file, offset, length);
+  int error = settle(file, UINT64_MAX);
+  if (error != 0) return error;
+  error = reserve(file, offset, length);
   if (error != 0) return error;
   if (offset + length > file->size) file->size = offset + length;
   update_blocks(file);
@@ -163,6 +176,8 @@ int mem_file_allocate(ws_node *file, uint64_t offset, uint64_t length) {
 
 int mem_file_truncate(ws_node *file, uint64_t size) {
   if (size > MEM_MAX_FILE_BYTES) return -EFBIG;
+  int error = settle(file, size);
+  if (error != 0) return error;
   mem_data *data = file->data;
   if (data != NULL && size < file->size) {
     uint64_t keep = (size + MEM_CHUNK_BYTES - 1) >> MEM_CHUNK_SHIFT;  // chunks still (partly) inside
@@ -185,6 +200,7 @@ int mem_file_truncate(ws_node *file, uint64_t size) {
 
 void mem_file_free(mem_data *data) {
   if (data == NULL) return;
+  mem_lazy_free(data->source);
   for (uint32_t i = 0; i < data->table_size; i++) free(data->chunks[i]);
   free(data->chunks);
   free(data);

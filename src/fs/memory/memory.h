@@ -40,11 +40,14 @@ int mem_dir_entry(const mem_dir *dir, uint64_t cookie, ws_dirent *entry, uint64_
 #define MEM_CHUNK_BYTES (1u << MEM_CHUNK_SHIFT)
 #define MEM_MAX_FILE_BYTES (1ull << 40)  // 1 TiB: bounds the chunk table of a sparse file
 
+typedef struct mem_source mem_source;
+
 typedef struct mem_data {
   uint8_t **chunks;         // chunk i holds bytes [i * CHUNK, (i+1) * CHUNK); NULL reads as zeros
   uint32_t table_size;      // entries in `chunks`
   uint32_t first_capacity;  // chunk 0 grows by doubling while a file is small; others are full
   uint64_t held;            // bytes of chunks allocated (st_blocks)
+  mem_source *source;       // a lazy file's bytes not yet fetched (lazy.c); NULL for others
 } mem_data;
 
 int64_t mem_file_read(ws_node *file, void *buffer, size_t length, uint64_t offset);
@@ -52,5 +55,16 @@ int64_t mem_file_write(ws_node *file, const void *buffer, size_t length, uint64_
 int mem_file_truncate(ws_node *file, uint64_t size);
 int mem_file_allocate(ws_node *file, uint64_t offset, uint64_t length);
 void mem_file_free(mem_data *data);
+
+// ----- lazy file data: fetched from a URL in blocks, on first read (lazy.c) --------------------
+// Data for a file of `size` bytes that come from `url`, none fetched yet.
+int mem_lazy_data(const char *url, uint64_t size, mem_data **data);
+// Makes the chunks [offset, offset + length) touches hold the source's bytes. The node is
+// locked shared: readers on any thread get here together, and fetch one at a time.
+int mem_lazy_load(ws_node *file, uint64_t offset, uint64_t length);
+// Before a change (the node locked exclusively): fetches every block still missing below
+// `end`, then lets the source go, so the file is an ordinary memory file from then on.
+int mem_lazy_settle(ws_node *file, uint64_t end);
+void mem_lazy_free(mem_source *source);
 
 #endif
