@@ -91,10 +91,9 @@ static void collect_all_classes(ws_heap *heap, unsigned except);
 // thread's heap until another thread adopts it, and may empty its runs; while such a heap waits,
 // those runs come before cutting into a large free span. Threads that come and go free and
 // allocate large blocks (their stacks): if the next thread's runs are cut from the hole a stack
-// left, the next stack no longer fits and memory grows by a whole stack. Measured (cross-thread
-// workload, 8 processes each): 2 threads, 3 of 8 processes peaked 2 MB higher, none since
-// (median 14.88 -> 14.65 MB); 4 threads, median 24.77 -> 24.17 MB. While heaps stay abandoned,
-// each run cut from a large span costs a walk over the heaps first.
+// left, the next stack no longer fits and memory grows by a whole stack (docs/decisions.md,
+// "the allocator's measured choices"). While heaps stay abandoned, each run cut from a large
+// span costs a walk over the heaps first.
 static ws_span_source free_span_source(void) {
   return _ws_heaps_abandoned() ? WS_SPAN_SMALL_FREE : WS_SPAN_ANY_FREE;
 }
@@ -132,10 +131,9 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) 
   size_t block_size = ws_class_size(size_class);
   // A heap's first run of a class above 2 KiB is one page, if a block fits: a thread's block of
   // such a class is often its only one (its state, a buffer), and each thread's heap held a
-  // two-page run for it. (Cross-thread workload, 4 threads, Wasm, 4 processes: peak
-  // 23.24-23.41 -> 23.09-23.23 MB; others unchanged. Smaller classes keep full-length runs:
-  // one-page first runs of 272-512 bytes, mixed into the pool with longer ones, cost the
-  // small-block workload 0.15 MB.)
+  // two-page run for it. Smaller classes keep full-length runs: short runs mixed into the pool
+  // with longer ones cost more than they save (docs/decisions.md, "the allocator's measured
+  // choices").
   if (pages > 1 && block_size > WS_FIRST_RUN_SHORT_ABOVE && block_size <= WS_PAGE_SIZE && !_ws_has_run_of(heap, size_class)) {
     pages = 1;
   }
@@ -238,11 +236,8 @@ static ws_page *larger_class_run(ws_heap *heap, unsigned size_class, size_t alig
 // runs' worth of free blocks. In a class where it has kept other heaps' blocks since it last
 // looked (threads pass blocks to each other), its own runs fill with frees it does not need
 // while the other heaps grow: there it looks every WS_PASSED_SURPLUS_EVERY switches and keeps a
-// quarter of a run. Cross-thread workload, Wasm, 5 interleaved processes: peaks 2 threads
-// 14.36-14.43 -> 13.90-14.16 MB, 4 threads 23.11-23.18 -> 22.13-22.31 MB; times 2 threads
-// 112-119 -> 143-146 ms by the fastest repetition (mimalloc 158-188 that hour), 4 threads about
-// 10% slower; 1 thread and workloads whose threads free their own blocks unchanged. Looking
-// every 8 with one run's worth kept: 4 threads 22.42-22.59; with half a run: 22.19-22.39.
+// quarter of a run. That trades time for memory where threads pass blocks to each other only
+// (the figures: docs/decisions.md, "the allocator's measured choices").
 static void look_for_surplus(ws_heap *heap, ws_page *serving) {
   unsigned size_class = serving->size_class;
   uint32_t kept = heap->kept[size_class].capacity;  // blocks ever put in (kept.c)

@@ -4,8 +4,8 @@
 // Why: when threads pass blocks to each other (one allocates, another frees), sending every
 // block home means each thread's runs empty only when their owner next collects, and each
 // owner needs fresh runs meanwhile; with more threads than cores an owner that is descheduled
-// collects nothing at all. Memory then grows with the number of threads (4 threads on 2 cores:
-// 1.7x dlmalloc's peak). A thread that allocates about as much as it frees instead recycles the
+// collects nothing at all. Memory then grows with the number of threads (docs/decisions.md, "the
+// allocator's measured choices"). A thread that allocates about as much as it frees instead recycles the
 // blocks it frees, and the blocks in circulation stay close to the live ones. Kept blocks also
 // cost no atomic operation: the free is a push onto a list only this thread touches.
 //
@@ -54,8 +54,8 @@ bool _ws_has_run_of(const ws_heap *heap, unsigned size_class) {
 bool _ws_keep(ws_heap *heap, ws_page *run, ws_block *block) {
   if (!heap->keeps_foreign) return false;
   // A handed-over run's blocks go back to it: kept, they would circulate through this path
-  // for as long as the run stays unadopted (measured: one free in seven at 1 thread), and
-  // the run would never fill with free blocks worth adopting.
+  // for as long as the run stays unadopted, and the run would never fill with free blocks
+  // worth adopting.
   if (atomic_load_explicit(&run->owner, memory_order_relaxed) == &_ws_orphanage) return false;
   // Only for a class this heap allocates itself (it has a run of it): a thread that frees what
   // others allocated would hold the blocks until it exits, out of everyone's reach.

@@ -4,8 +4,8 @@
 // its blocks are free, which with blocks freed in random order is rare. So a heap keeps the runs
 // of the most blocks of each class it ever had in use at once, and when live blocks move between
 // threads (one allocates, others free) every heap ends up with runs for its own high-water mark:
-// measured on the cross-thread workload at 2 threads, one heap sat on 1.9 MB of free blocks in
-// its runs while the other took fresh runs from the pool.
+// one heap sits on free blocks in its runs while another takes fresh runs from the pool
+// (docs/decisions.md, "the allocator's measured choices").
 //
 // So a heap that has many more free blocks in a class than its next allocations need hands the
 // surplus runs over to a shared list per class (the orphans), and a heap that would otherwise

@@ -5,10 +5,9 @@
 #include "internal.h"
 
 // Pages in a run of this class: enough for WS_RUN_MIN_BLOCKS blocks (so a run is not used up
-// every few allocations: with 16-block runs, blocks of 288-1024 bytes took the slow path 8 times
-// as often), but no more than WS_RUN_MAX_BYTES unless two blocks need more. Big classes get
-// short runs because a thread's first block of one claims the whole run: with 16-block runs, a
-// thread's one 4.5 KiB block held 80 KiB, its one 8 KiB block 128 KiB.
+// every few allocations), but no more than WS_RUN_MAX_BYTES unless two blocks need more. Big
+// classes get short runs because a thread's first block of one claims the whole run
+// (docs/decisions.md, "the allocator's measured choices").
 uint32_t _ws_class_run_pages(unsigned size_class) {
   size_t size = ws_class_size(size_class);
   size_t bytes = size * WS_RUN_MIN_BLOCKS;

@@ -64,8 +64,8 @@ int ws_prim_random(void *buffer, size_t length) {
 void ws_prim_see_all_memory(uintptr_t *seen_break) {
 #ifdef __EMSCRIPTEN__
   // Read the break, not sbrk(0): Emscripten's sbrk compare-and-swaps it even for 0, and threads
-  // calling this on every file operation contended on that word. Files workload, fastest of 6
-  // processes: 2 threads 6.9 -> 6.0 ms, 1 thread 12.1 -> 11.8 (with no check at all: 5.8, 11.4).
+  // calling this on every file operation contended on that word (docs/decisions.md, "the
+  // allocator's measured choices").
   uintptr_t top = atomic_load_explicit((_Atomic uintptr_t *)emscripten_get_sbrk_ptr(), memory_order_acquire);
   if (seen_break != NULL) {
     if (top <= *seen_break) return;
