@@ -1,7 +1,8 @@
 # wasmscale build. Every output goes under build/ (git-ignored). See docs/build.md for why Make.
 #
 #   make bench        set up, build every benchmark program, run the suite, write the report
-#   make bench QUICK=1   the same with little work per run (what the tests use)
+#   make bench QUICK=1   the same with little work per run (what the tests use); THREADS=1,2,4,8,16 for more threads
+#   make bench-scaling   the Node-only scaling subset up to 16 threads, as a kit to carry (build/scaling-kit)
 #   make test         set up and run every test
 #   make programs     only build the benchmark programs
 #   make libs         only build the wasmscale libraries (Wasm and native)
@@ -28,7 +29,7 @@ BENCH_CFLAGS := -O2 -pthread -sEXIT_RUNTIME=1 -sPTHREAD_POOL_SIZE=6 -sALLOW_MEMO
                 -Wno-pthreads-mem-growth
 BENCH_HARNESS := bench/src/harness.c bench/src/harness.h
 
-.PHONY: all setup libs wasm-libs programs bench test install mutation clean
+.PHONY: all setup libs wasm-libs programs scaling-programs bench bench-scaling test install mutation clean
 .DELETE_ON_ERROR:
 
 all: libs programs
@@ -114,7 +115,7 @@ setup:
 # (Empty before set-up has installed emcc: the recursive make that builds them asks again.)
 BENCH_PROGRAMS := $(shell $(NODE) bench/runner/matrix.mjs --programs 2>/dev/null)
 programs: $(BENCH_PROGRAMS:%=$(WASM_BUILD)/bench/%.js) $(BUILD)/bench/native-malloc $(BUILD)/lib/native/libwasmscale-alloc.so \
-          $(WASM_BUILD)/bench/size-baseline.wasm
+          $(WASM_BUILD)/bench/size-baseline.wasm $(BUILD)/bench/contention-malloc
 
 # The malloc benchmark with a bump allocator: the report's zero for "code an allocator adds".
 $(WASM_BUILD)/bench/size-baseline.wasm: bench/src/malloc.c $(BENCH_HARNESS) peers/size-baseline/bump.c src/platform/emscripten/sbrk.c | setup
@@ -128,6 +129,20 @@ $(BUILD)/bench/native-malloc: bench/src/malloc.c $(BENCH_HARNESS)
 	@mkdir -p $(@D)
 	@echo "build: $@"
 	@$(CC) -O2 -pthread bench/src/malloc.c bench/src/harness.c -o $@
+
+# The contention probe: the same workload with the allocator compiled for the probe's hooks
+# (bench/contention/probe.c; -fsanitize=thread at compile time only, so the hooks are the probe's
+# and not ThreadSanitizer's runtime). bench/runner/contention.mjs runs it.
+PROBE_CC := clang-14
+$(BUILD)/bench/contention-malloc: bench/src/malloc.c $(BENCH_HARNESS) bench/contention/probe.c $(ALLOC_SOURCES) \
+                                  $(NATIVE_PLATFORM) $(ALLOC_HEADERS)
+	@mkdir -p $(@D) $(BUILD)/obj/contention
+	@echo "build: $@"
+	@rm -f $(BUILD)/obj/contention/*.o
+	@cd $(BUILD)/obj/contention && $(PROBE_CC) -O2 -pthread $(ALLOC_WARNINGS:-Iinclude=-I$(CURDIR)/include) -fsanitize=thread \
+	  -DWS_CONTENTION_PROBE -c $(addprefix $(CURDIR)/,$(ALLOC_SOURCES) $(NATIVE_PLATFORM))
+	@$(PROBE_CC) -O2 -pthread -Iinclude bench/src/malloc.c bench/src/harness.c bench/contention/probe.c \
+	  $(BUILD)/obj/contention/*.o -o $@
 
 field = $(word $(1),$(subst -, ,$(2)))
 # The fs names of the benchmark's persistent-storage configurations (bench/runner/matrix.mjs):
@@ -165,7 +180,20 @@ $(WASM_BUILD)/bench/%.js: bench/src/$$(call field,1,$$*).c $(BENCH_HARNESS) $(PE
 bench:
 	@scripts/setup.sh
 	@$(MAKE) --no-print-directory libs programs
-	$(NODE) bench/runner/run.mjs $(if $(QUICK),--quick)
+	$(NODE) bench/runner/run.mjs $(if $(QUICK),--quick) $(if $(THREADS),--threads=$(THREADS))
+
+# The scaling subset (bench/runner/scaling.mjs) up to 16 threads, made into a kit in
+# build/scaling-kit that runs here or, carried over, on a machine with more cores; its report
+# goes to bench/results/scaling/.
+SCALING_PROGRAMS = $(shell $(NODE) bench/runner/scaling.mjs --programs 2>/dev/null)
+SCALING_THREADS := 1,2,4,8,16
+bench-scaling:
+	@scripts/setup.sh
+	@$(MAKE) --no-print-directory scaling-programs
+	$(NODE) bench/runner/scaling.mjs --threads=$(or $(THREADS),$(SCALING_THREADS)) $(if $(QUICK),--quick)
+	$(NODE) $(BUILD)/scaling-kit/run.mjs --out=bench/results/scaling
+	$(NODE) bench/runner/report.mjs $$(ls -t bench/results/scaling/scaling-*.json | head -1)
+scaling-programs: $(SCALING_PROGRAMS:%=$(WASM_BUILD)/bench/%.js) $(BUILD)/bench/contention-malloc
 
 # Every test, then the browser tests again in Firefox (their titles end "in Firefox").
 BROWSER_TESTS := tests/fs.test.mjs tests/packaging.test.mjs tests/opfs.test.mjs tests/examples.test.mjs

@@ -109,6 +109,10 @@ test('a thread reuses the runs it empties instead of trading them through the po
   expectPassNativeTsanWasm('test_spares', 'spares');
 });
 
+test('the slow paths take a shared lock only when there is work for it: once to grow, none for no orphans, once for an exiting thread, rarely for churning small classes, natively, under TSan and in Wasm', () => {
+  expectPassNativeTsanWasm('test_lock_counts', 'lock counts');
+});
+
 test('blocks freed in a random order: used-up runs wait at the back instead of serving a block or two each, natively, under TSan and in Wasm', () => {
   expectPassNativeTsanWasm('test_random_frees', 'random frees');
 });

@@ -6,7 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, run } from './helpers.mjs';
-import { configurations, knownIssue } from '../bench/runner/matrix.mjs';
+import { configurations, knownIssue, parseThreadCounts, threadScale } from '../bench/runner/matrix.mjs';
+import { parseProbeLine } from '../bench/runner/protocol.mjs';
+import { perOperation } from '../bench/runner/contention.mjs';
+import { targetGroups } from '../bench/runner/targets.mjs';
+import { summarize } from '../bench/runner/summary.mjs';
 import { validateResults, RECORD_KEYS, SCHEMA } from '../bench/runner/schema.mjs';
 import { parseOutput } from '../bench/runner/protocol.mjs';
 
@@ -44,8 +48,19 @@ test('quick suite: every configuration verifies on every host; JSON, report and 
     }
   }
 
+  // The contention probe ran for every variant up to 16 threads, whatever the suite's counts.
+  assert.deepEqual([...new Set(results.contention.map((r) => r.threads))], [1, 2, 4, 8, 16]);
+  assert.deepEqual([...new Set(results.contention.map((r) => r.variant))], ['standard', 'small', 'cross']);
+  for (const record of results.contention) {
+    assert.ok(record.ops >= 2 * 3e6 * record.scale, `${record.variant} t=${record.threads}: a malloc and a free per step were counted`);
+    assert.equal(record.rmw_fast, 0, `${record.variant} t=${record.threads}: no atomic read-modify-write on the fast paths`);
+  }
+  assert.ok(results.contention.some((r) => r.variant === 'cross' && r.threads > 1 && r.shared_slow > 0),
+            'cross-thread frees write lines other threads write');
+
   const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
-  for (const heading of ['## Headline', '## Allocator targets', '## math', '## malloc', '## fs', '## pgzip', 'Machine:']) {
+  for (const heading of ['## Headline', '## Allocator targets', '## math', '## Scaling beside math', '## malloc', '## Contention',
+                         '## fs', '## pgzip', 'Machine:']) {
     assert.ok(report.includes(heading), heading);
   }
   assert.match(report, /\| wasmscale host backend \| wasmscale \| 4 \|/, 'pgzip rows');
@@ -53,6 +68,9 @@ test('quick suite: every configuration verifies on every host; JSON, report and 
   assert.match(report, /\| node: small, 2 thread\(s\), at least as fast as mimalloc \| [\d.]+× mimalloc's speed; medians [\d.]+× \|/);
   assert.match(report, /\| node: cross, 4 thread\(s\), peak ≤ 1.1× dlmalloc.s and ≤ mimalloc.s \| [\d.]+× dlmalloc, [\d.]+× mimalloc; medians [\d.]+× dlmalloc \|/);
   assert.match(report, /\| native \| wasmscale \| 1 \|/, 'the near-native reference rows');
+  assert.match(report, /\| contention: malloc\/free fast paths do no atomic read-modify-write \| 0\.000 per 1,000 operations at most \| met \|/);
+  assert.match(report, /\| contention: small, 16 threads, slow-path lock acquisitions ≤ 1 per 10,000 operations \| [\d.]+ per 10,000 \|/);
+  assert.match(report, /\| node \| malloc standard \| wasmscale \| [\d.]+× \([\d.]+ of math's [\d.]+×\) \|/, 'speed-ups beside math\'s');
   assert.ok(results.size_baseline_bytes > 10_000, 'the code-size baseline was measured');
   const charts = path.join(out, 'charts');
   const svgs = fs.readdirSync(charts).filter((name) => name.endsWith('.svg'));
@@ -154,4 +172,99 @@ test('benchmark programs reject bad arguments', () => {
   const good = run(exe, ['--threads=3', '--scale=0.05', '--reps=2']);
   assert.equal(good.status, 0, good.stderr);
   assert.equal(good.stdout.trim().split('\n').filter((l) => l.startsWith('@@wsb')).length, 3, 'warm-up + 2 reps');
+});
+
+test('the contention probe counts atomics, shared-line writes and slow operations as they happen', () => {
+  const fixture = path.join(ROOT, 'tests/fixtures/probe_counts.c');
+  const probed = path.join(scratch, 'probe_counts_probed.o'), exe = path.join(scratch, 'probe_counts');
+  let build = run('clang-14', ['-O1', '-fsanitize=thread', '-DPROBED', '-c', fixture, '-o', probed]);
+  assert.equal(build.status, 0, build.stderr);
+  const allocator = fs.readdirSync(path.join(ROOT, 'build/obj/contention')).map((name) => path.join(ROOT, 'build/obj/contention', name));
+  build = run('clang-14', ['-O1', '-pthread', `-I${ROOT}/include`, fixture, probed, path.join(ROOT, 'bench/contention/probe.c'), ...allocator,
+                           '-o', exe]);
+  assert.equal(build.status, 0, build.stderr);
+  const result = run(exe, []);
+  assert.equal(result.status, 0, result.stderr);
+  const counts = parseProbeLine(result.stderr);
+  assert.equal(counts.rmw_fast, 3, 'three fetch-and-adds, each an operation of its own');
+  assert.equal(counts.shared_fast, 1, 'the other thread\'s write to the line the main thread wrote');
+  assert.ok(counts.ops - counts.fast_ops >= 1 && counts.shared_slow >= 1, 'the write through a second function is a slow operation');
+  assert.ok(counts.writes_fast >= 4, 'every write counted');
+  assert.throws(() => parseProbeLine('no line'), /printed no "contention:" line/);
+  assert.throws(() => parseProbeLine('contention: {"ops": -1}'), /ops is -1/);
+});
+
+test('work grows with the most threads a run has, and dlmalloc does less in runs past 4 threads', () => {
+  assert.deepEqual(parseThreadCounts('16,1,2,2'), [1, 2, 16]);
+  for (const bad of ['', '0', '1,x', '65', '2.5']) assert.throws(() => parseThreadCounts(bad), /whole numbers from 1 to 64/, bad);
+  assert.equal(threadScale('standard', 4), 1, 'the default counts keep the work as it was');
+  assert.equal(threadScale('standard', 16), 4);
+  assert.equal(threadScale('small', 16), 8, 'small blocks were the shortest at 16 threads');
+  const byKey = (list) => new Map(list.map((c) => [`${c.workload}/${c.variant}/${c.malloc}/${c.fs}/${c.where}/${c.threads}`, c]));
+  const wide = byKey(configurations({ threads: [1, 2, 4, 8, 16] })), narrow = byKey(configurations());
+  assert.equal(wide.get('malloc/small/wasmscale/js/pthread/16').scale, 8);
+  assert.equal(wide.get('malloc/standard/dlmalloc/js/pthread/16').scale, 4 / 32, 'dlmalloc: 1 / (2 x threads) of the work');
+  assert.equal(wide.get('malloc/standard/dlmalloc/js/pthread/4').scale, 4 / 8);
+  assert.equal(wide.get('malloc/standard/dlmalloc/js/pthread/1').scale, 4);
+  assert.equal(narrow.get('malloc/standard/dlmalloc/js/pthread/4').scale, 1, 'up to 4 threads all do the same work');
+  assert.equal(wide.get('fs/files/dlmalloc/wasmscale/pthread/16').scale, 40);
+  assert.equal(wide.get('fs/records/dlmalloc/wasmscale/main/1').scale, narrow.get('fs/records/dlmalloc/wasmscale/main/1').scale,
+               'single-thread workloads keep their size');
+  assert.equal(narrow.get('malloc/standard/wasmscale/js/pthread/4').scale, 1);
+  assert.deepEqual(perOperation({ ops: 20000, fast_ops: 15000, rmw_fast: 0, rmw_slow: 10, shared_fast: 2, shared_slow: 4,
+                                  block_links_passed: 6, pool_locks: 1, orphan_locks: 2, growths: 1 }),
+                   { slowShare: 0.25, rmwFast: 0, rmwSlow: 0.5, sharedFast: 0.1, sharedSlow: 0.2, blocksPassed: 0.3, locksPer10k: 2 });
+});
+
+test('the scaling kit runs from a folder of its own and its results make a report', () => {
+  const kit = path.join(scratch, 'kit-made');
+  const made = run(process.execPath, [path.join(ROOT, 'bench/runner/scaling.mjs'), '--quick', '--threads=1,2', `--out=${kit}`], { cwd: ROOT });
+  assert.equal(made.status, 0, made.stderr);
+  // Carried elsewhere: nothing in it may reach back into the source tree.
+  const carried = path.join(scratch, 'kit-carried');
+  fs.cpSync(kit, carried, { recursive: true });
+  fs.rmSync(kit, { recursive: true });
+  const manifest = JSON.parse(fs.readFileSync(path.join(carried, 'manifest.json'), 'utf8'));
+  assert.deepEqual([...new Set(manifest.runs.map((r) => r.config.malloc))].sort(), ['dlmalloc', 'mimalloc', 'wasmscale']);
+  const runs = run(process.execPath, [path.join(carried, 'run.mjs'), `--out=${path.join(scratch, 'kit-results')}`], { cwd: scratch, timeout: 600_000 });
+  assert.equal(runs.status, 0, runs.stdout.slice(-2000) + runs.stderr);
+  const [file] = fs.readdirSync(path.join(scratch, 'kit-results')).filter((name) => name.endsWith('.json'));
+  const results = JSON.parse(fs.readFileSync(path.join(scratch, 'kit-results', file), 'utf8'));
+  assert.deepEqual(validateResults(results), []);
+  assert.deepEqual(results.threads, [1, 2]);
+  assert.equal(results.records.length, manifest.runs.length, 'one measured repetition per configuration in quick mode');
+  const report = run(process.execPath, [path.join(ROOT, 'bench/runner/report.mjs'), path.join(scratch, 'kit-results', file)], { cwd: ROOT });
+  assert.equal(report.status, 0, report.stderr);
+  const text = fs.readFileSync(path.join(scratch, 'kit-results', 'report.md'), 'utf8');
+  assert.match(text, /## Scaling beside math/);
+  assert.match(text, /## Contention/);
+  const bad = run(process.execPath, [path.join(ROOT, 'bench/runner/scaling.mjs'), '--threads=0'], { cwd: ROOT });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /^scaling kit: thread counts must be whole numbers from 1 to 64/);
+});
+
+test('the 16-thread scaling targets are judged only on a machine with 16 cores', () => {
+  // math speeds up 10x from 1 to 16 threads; standard 9x, small 7x, fs files 8.5x.
+  const times = { math: [1000, 100], standard: [900, 100], small: [700, 100], files: [850, 100] };
+  const records = [];
+  for (const [name, [one, sixteen]] of Object.entries(times)) {
+    const config = name === 'math' ? { workload: 'math', variant: 'standard', malloc: 'dlmalloc', fs: 'js' }
+                 : name === 'files' ? { workload: 'fs', variant: 'files', malloc: 'dlmalloc', fs: 'wasmscale' }
+                 : { workload: 'malloc', variant: name, malloc: 'wasmscale', fs: 'js' };
+    for (const [threads, ms] of [[1, one], [16, sixteen]]) {
+      records.push({ ...config, host: 'node', threads, where: 'pthread', scale: 1, round: 1, rep: 1, ms, ops: 1000, peak_bytes: 1,
+                     wasm_bytes: 1, checksum: null, ok: true, status: 'ok', reason: null, known_issue: null });
+    }
+  }
+  const rowsFor = (cores) => targetGroups(summarize(records), { machine: { cores }, records, size_baseline_bytes: null })
+    .flatMap((group) => group.rows).filter((row) => /16 threads, speed-up/.test(row[0]));
+  const judged = rowsFor(16);
+  assert.deepEqual(judged.map((row) => row[2]), ['met', '**not met**', 'met'], JSON.stringify(judged));
+  assert.match(judged[1][1], /^7\.00× against math's 10\.00× \(0\.70 of it\)$/);
+  const unjudged = rowsFor(2);
+  assert.equal(unjudged.length, 3);
+  for (const row of unjudged) {
+    assert.equal(row[2], '–');
+    assert.match(row[1], /^not judged: 2 cores/);
+  }
 });

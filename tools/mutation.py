@@ -45,7 +45,7 @@ TARGET_SCORE = 0.85
 ALLOC_CHECKS = ["alloc_api", "alloc_accounting", "alloc_span_policy", "alloc_shared_break", "alloc_full_runs", "bad_free",
                 "alloc_stress", "alloc_churn", "alloc_reuse", "alloc_random_frees", "alloc_larger_class", "alloc_handoff",
                 "alloc_kept", "alloc_spares", "alloc_large_hole", "alloc_large_reuse", "alloc_passed_surplus",
-                "alloc_span_fit", "checked_mode"]
+                "alloc_span_fit", "alloc_lock_counts", "checked_mode"]
 MEMORY_CHECKS = ["conformance", "fsx", "memory_use", "core_calls", "difffuzz", "threads", "sharing", "out_of_memory",
                  "lazy"]
 # The files mutated, each with the checks that reach its code (run in this order, the likeliest

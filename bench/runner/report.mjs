@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { BASELINE, MALLOCS, NATIVE_MALLOCS, FILE_SYSTEMS, STORAGE_FS_NAMES, STORAGE_PAIRS, PGZIP_FILE_SYSTEMS, HOSTS, THREAD_COUNTS,
   runsPerConfiguration } from './matrix.mjs';
 import { targetGroups, targetsSection } from './targets.mjs';
-import { summarize, find, fmt, ratio, mib, kib, cell, table } from './summary.mjs';
+import { perOperation } from './contention.mjs';
+import { summarize, find, fmt, ratio, mib, kib, cell, table, threadsIn, speedup, MATH } from './summary.mjs';
 import { lineChart, barChart } from './charts.mjs';
 import { svgFilesToPng } from './png.mjs';
 
@@ -33,12 +34,12 @@ function mathSection(summary, charts) {
   const rows = [];
   for (const host of hostsIn(summary)) {
     const one = find(summary, host, 'math', 'standard', 'dlmalloc', 'js', 'pthread', 1);
-    for (const threads of THREAD_COUNTS) {
+    for (const threads of threadsIn(summary)) {
       const row = find(summary, host, 'math', 'standard', 'dlmalloc', 'js', 'pthread', threads);
       rows.push([host, threads, cell(row), ratio(one?.median / row?.median)]);
     }
     charts.push({ name: `math-${host}`, svg: lineChart({ title: `math (${host}): time vs threads`, xLabel: 'threads', yLabel: 'ms (median)',
-      series: [{ name: 'math', points: THREAD_COUNTS.map((t) => [t, find(summary, host, 'math', 'standard', 'dlmalloc', 'js', 'pthread', t)?.median ?? 0]) }] }) });
+      series: [{ name: 'math', points: threadsIn(summary).map((t) => [t, find(summary, host, 'math', 'standard', 'dlmalloc', 'js', 'pthread', t)?.median ?? 0]) }] }) });
   }
   lines.push(table(['host', 'threads', 'ms median (min–max)', 'speed-up vs 1 thread'], rows), '');
   return lines;
@@ -46,7 +47,8 @@ function mathSection(summary, charts) {
 
 function mallocSection(summary, charts) {
   const lines = ['## malloc: 1024 live blocks per thread in a ring, fixed total work', '',
-    `Speed-up vs ${BASELINE.malloc} (glibc for native) compares the same thread count; "vs 1 thread" compares the allocator with itself.`,
+    `Speed-up vs ${BASELINE.malloc} (glibc for native) compares the same thread count; "vs 1 thread" compares the allocator with itself;`,
+    `both by time per allocation (in runs past 4 threads, ${BASELINE.malloc} does less of the work: bench/runner/matrix.mjs).`,
     'Peak is the highest heap break (sbrk) seen, including thread stacks; for native rows, the peak resident size.',
     'Native rows are the near-native reference: the same C built with gcc -O2, allocators through LD_PRELOAD.', ''];
   const hosts = [...hostsIn(summary), ...([...summary.values()].some((row) => row.host === 'native') ? ['native'] : [])];
@@ -58,10 +60,10 @@ function mallocSection(summary, charts) {
       for (const malloc of setup.mallocs) {
         const one = find(summary, host, 'malloc', variant, malloc, setup.fs, 'pthread', 1);
         const points = [];
-        for (const threads of THREAD_COUNTS) {
+        for (const threads of threadsIn(summary)) {
           const row = find(summary, host, 'malloc', variant, malloc, setup.fs, 'pthread', threads);
           const base = find(summary, host, 'malloc', variant, setup.baseline, setup.fs, 'pthread', threads);
-          rows.push([host, malloc, threads, cell(row), ratio(base?.median / row?.median), ratio(one?.median / row?.median),
+          rows.push([host, malloc, threads, cell(row), ratio(base?.usPerOp / row?.usPerOp), ratio(one?.usPerOp / row?.usPerOp),
                      row?.peak !== undefined ? mib(row.peak) : '–', row?.wasm ? kib(row.wasm) : '–']);
           if (row?.status === 'ok') points.push([threads, row.median]);
         }
@@ -108,7 +110,7 @@ function fsSection(summary, charts) {
     for (const fileSystem of FILE_SYSTEMS) {
       const one = find(summary, host, 'fs', 'files', 'dlmalloc', fileSystem, 'pthread', 1);
       const points = [];
-      for (const threads of THREAD_COUNTS) {
+      for (const threads of threadsIn(summary)) {
         const row = find(summary, host, 'fs', 'files', 'dlmalloc', fileSystem, 'pthread', threads);
         rows.push([host, FS_NAMES[fileSystem], threads, row?.status === 'ok' ? fmt(row.usPerOp, 2) : `**${row?.status ?? 'not run'}**`,
                    cell(row), ratio(one?.median / row?.median)]);
@@ -122,6 +124,49 @@ function fsSection(summary, charts) {
   lines.push('### files (N threads, each on its own file, fixed total work)', '',
     table(['host', 'file system', 'threads', 'µs/op', 'ms median (min–max)', 'throughput vs 1 thread'], rows), '');
   return lines;
+}
+
+// The contention probe's counts (contention.mjs): what the allocator's threads share.
+function contentionSection(results) {
+  if (!results.contention) return [];
+  const rows = results.contention.map((record) => {
+    const per = perOperation(record);
+    return [record.variant, record.threads, `${fmt(per.slowShare * 100, 2)}%`, fmt(per.rmwFast, 3), fmt(per.rmwSlow, 2),
+            fmt(per.sharedFast, 3), fmt(per.sharedSlow, 2), fmt(per.blocksPassed, 2), fmt(per.locksPer10k, 2),
+            `${record.pool_locks} / ${record.orphan_locks} / ${record.growths}`];
+  });
+  return ['## Contention: what the allocator\'s threads share', '',
+    'The malloc workload built natively with the contention probe (bench/contention/probe.c): every write, atomic operation and',
+    'call of the allocator\'s own code is counted, per call into it from the program (an operation). A write to a line',
+    'another thread wrote last moves that line between cores; the counts depend on the interleaving, not on the core count,',
+    'so 8 and 16 threads are probed on any machine. One process each; the repetition after a warm-up, sized as for 16 threads.',
+    '"Blocks passed": free-list links written into a block another thread\'s allocator code wrote last (the program passes',
+    'blocks; its own writes to them are not counted). Locks: the span pool, the orphan lists and growth (sbrk).', '',
+    table(['variant', 'threads', 'slow-path calls', 'RMW / 1k, fast', 'RMW / 1k, slow', 'shared-line writes / 1k, fast',
+           'shared-line writes / 1k, slow', 'blocks passed / 1k', 'locks / 10k', 'pool / orphan / growth'], rows), ''];
+}
+
+// Each workload's speed-up from 1 thread beside math's from the same run, which is what the
+// machine itself gives that many threads (time per operation, medians).
+function scalingSection(summary) {
+  const counts = threadsIn(summary).filter((threads) => threads > 1);
+  const rows = [];
+  for (const host of hostsIn(summary)) {
+    const workloads = [...Object.keys(MALLOC_VARIANTS).flatMap((variant) => MALLOCS.map((malloc) => ({ workload: 'malloc', variant, malloc, fs: 'js' }))),
+                       ...FILE_SYSTEMS.map((fileSystem) => ({ workload: 'fs', variant: 'files', malloc: 'dlmalloc', fs: fileSystem }))];
+    for (const config of workloads) {
+      const cells = counts.map((threads) => {
+        const mine = speedup(summary, { host, ...config }, threads), math = speedup(summary, { host, ...MATH }, threads);
+        return mine === null || math === null ? '–' : `${fmt(mine, 2)}× (${fmt(mine / math, 2)} of math's ${fmt(math, 2)}×)`;
+      });
+      if (cells.some((text) => text !== '–')) rows.push([host, `${config.workload} ${config.variant}`, config.workload === 'fs' ? FS_NAMES[config.fs] : config.malloc, ...cells]);
+    }
+  }
+  if (rows.length === 0 || counts.length === 0) return [];
+  return ['## Scaling beside math', '',
+    'Throughput at N threads over 1 thread (time per operation, medians), and what share that is of the math workload\'s own',
+    'speed-up in the same run: math has no memory or file traffic, so its speed-up is what the machine gives N threads.', '',
+    table(['host', 'workload', 'peer', ...counts.map((threads) => `${threads} threads`)], rows), ''];
 }
 
 // The fs workload on persistent storage: wasmscale's backend beside an option Emscripten has
@@ -162,7 +207,7 @@ function storageSection(summary, charts, { host, peer, ours, title }) {
   }
   for (const fileSystem of [peer, ours]) {
     const points = [];
-    for (const threads of THREAD_COUNTS) {
+    for (const threads of threadsIn(summary)) {
       const row = get('files', fileSystem, 'pthread', threads), base = get('files', peer, 'pthread', threads);
       const one = get('files', fileSystem, 'pthread', 1);
       rows.push(['files', 'pthread', threads, STORAGE_FS_NAMES[fileSystem], perCall(row), cell(row), ratio(base?.usPerOp / row?.usPerOp),
@@ -190,7 +235,7 @@ function pgzipSection(summary, charts) {
     for (const malloc of MALLOCS) {
       const one = find(summary, host, 'pgzip', 'files', malloc, fileSystem, 'pthread', 1);
       const points = [];
-      for (const threads of THREAD_COUNTS) {
+      for (const threads of threadsIn(summary)) {
         const row = find(summary, host, 'pgzip', 'files', malloc, fileSystem, 'pthread', threads);
         const base = find(summary, host, 'pgzip', 'files', baseline.malloc, baseline.fs, 'pthread', threads);
         rows.push([STORAGE_FS_NAMES[fileSystem], malloc, threads, cell(row), ratio(base?.median / row?.median), ratio(one?.median / row?.median),
@@ -216,12 +261,14 @@ export function headline(summary) {
   for (const host of hostsIn(summary)) {
     for (const malloc of MALLOCS) {
       const times = THREAD_COUNTS.map((t) => find(summary, host, 'malloc', 'standard', malloc, 'js', 'pthread', t));
+      if (times.every((row) => row === undefined)) continue;  // not in this run (make bench-scaling runs a subset)
       rows.push([host, `malloc, ${malloc}`, ...times.map((row) => (row?.status === 'ok' ? `${fmt(row.median, 0)} ms` : row?.status ?? '–')),
                  ratio(times[0]?.median / times[2]?.median)]);
     }
     for (const fileSystem of FILE_SYSTEMS) {
       const main = find(summary, host, 'fs', 'records', 'dlmalloc', fileSystem, 'main', 1);
       const pthread = find(summary, host, 'fs', 'records', 'dlmalloc', fileSystem, 'pthread', 1);
+      if (!main && !pthread) continue;
       rows.push([host, `fs records, ${FS_NAMES[fileSystem]}`, `main ${fmt(main?.usPerOp, 2)} µs/op`,
                  `pthread ${fmt(pthread?.usPerOp, 2)} µs/op`, '', `pthread ${ratio(pthread?.usPerOp / main?.usPerOp)} main`]);
     }
@@ -259,7 +306,8 @@ export async function writeReport(results, outDir) {
     'Reproduce: `make bench` (or `make bench QUICK=1`); raw records in the JSON file beside this report.',
     'Times are wall-clock milliseconds of the timed region, measured inside the program; each program verifies its own results.', '',
     '## Headline', '', headline(summary), '',
-    ...targetsSection(summary, results), ...mathSection(summary, charts), ...mallocSection(summary, charts),
+    ...targetsSection(summary, results), ...mathSection(summary, charts), ...scalingSection(summary), ...mallocSection(summary, charts),
+    ...contentionSection(results),
     ...fsSection(summary, charts), ...storageSections(summary, charts), ...pgzipSection(summary, charts),
     ...problemsSection(summary),
     '## Charts', '', ...charts.map((chart) => `![${chart.name}](charts/${chart.name}.svg)`), '',

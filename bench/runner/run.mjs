@@ -3,13 +3,15 @@
 // bench/results/<timestamp>.json, then the report and charts (report.mjs).
 //
 // usage: node bench/runner/run.mjs [--quick] [--hosts=node,chromium] [--only=WORKLOAD[,...]]
-//                                  [--fs=FILE_SYSTEM[,...]] [--out=DIR]
+//                                  [--fs=FILE_SYSTEM[,...]] [--threads=1,2,4,...] [--out=DIR]
+// With the native host and the malloc workload it also runs the contention probe (contention.mjs).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toolchain, wasmBuildDir } from '../../tools/toolchain.mjs';
-import { configurations, knownIssue, nativePreload, runsPerConfiguration, HOSTS } from './matrix.mjs';
-import { parseOutput } from './protocol.mjs';
+import { configurations, knownIssue, nativePreload, parseThreadCounts, runsPerConfiguration, HOSTS, THREAD_COUNTS } from './matrix.mjs';
+import { measureContention } from './contention.mjs';
+import { parseOutput, toRecords } from './protocol.mjs';
 import { NodeHost } from './hosts/node.mjs';
 import { BrowserHost } from './hosts/browser.mjs';
 import { NativeHost } from './hosts/native.mjs';
@@ -25,15 +27,16 @@ const NATIVE_DIR = path.join(ROOT, 'build', 'bench');
 const TIMEOUT_MS = 180_000;
 
 function parseArgs(argv) {
-  const options = { quick: false, hosts: HOSTS, only: null, fs: null, out: path.join(ROOT, 'bench', 'results') };
+  const options = { quick: false, hosts: HOSTS, only: null, fs: null, threads: THREAD_COUNTS, out: path.join(ROOT, 'bench', 'results') };
   for (const arg of argv) {
     const [name, value] = arg.split(/=(.*)/s);
     if (name === '--quick') options.quick = true;
     else if (name === '--hosts') options.hosts = value.split(',');
     else if (name === '--only') options.only = value.split(',');
     else if (name === '--fs') options.fs = value.split(',');
+    else if (name === '--threads') options.threads = parseThreadCounts(value ?? '');
     else if (name === '--out') options.out = path.resolve(value);
-    else throw new Error(`unknown argument '${arg}' (--quick --hosts= --only= --fs= --out=)`);
+    else throw new Error(`unknown argument '${arg}' (--quick --hosts= --only= --fs= --threads= --out=)`);
   }
   const unknownHost = options.hosts.find((host) => !HOSTS.includes(host));
   if (unknownHost) throw new Error(`unknown host '${unknownHost}': expected ${HOSTS.join(', ')}`);
@@ -49,26 +52,6 @@ function makeHost(name) {
 function programFiles(config, hostName) {
   if (hostName === 'native') return { program: path.join(NATIVE_DIR, config.program), wasm: null };
   return { program: path.join(PROGRAM_DIR, `${config.program}.js`), wasm: path.join(PROGRAM_DIR, `${config.program}.wasm`) };
-}
-
-// One record per measured repetition; a run that failed or was unsupported gives one record
-// with ok=false and the reason, so no row silently disappears.
-function toRecords(config, host, round, outcome, wasmBytes) {
-  const base = {
-    workload: config.workload, variant: config.variant, host, threads: config.threads, round,
-    malloc: config.malloc, fs: config.fs, where: config.where, scale: config.scale, wasm_bytes: wasmBytes,
-  };
-  const measured = outcome.reps.filter((rep) => !rep.warmup);
-  if (outcome.status !== 'ok' || measured.length === 0) {
-    const reason = outcome.reason || 'no measured repetition';
-    return [{ ...base, rep: 0, ms: null, ops: null, peak_bytes: null, checksum: null, ok: false,
-              status: outcome.status === 'ok' ? 'failed' : outcome.status, reason,
-              known_issue: outcome.status === 'failed' ? knownIssue(config, reason) : null }];
-  }
-  return measured.map((rep) => ({
-    ...base, rep: rep.rep, ms: rep.ms, ops: rep.ops, peak_bytes: rep.peak_bytes, checksum: rep.checksum,
-    ok: rep.ok === true, status: 'ok', reason: null, known_issue: null,
-  }));
 }
 
 // Every peer and host computing the same work must agree on its checksum.
@@ -117,7 +100,7 @@ export async function runSuite(options) {
                         `--warmup=${warmup}`, `--scale=${config.scale}`, ...(config.dir ? [`--dir=${config.dir}`] : [])];
           const result = await host.run(files.program, args, { timeoutMs: TIMEOUT_MS, preload: nativePreload(config.malloc, ROOT) });
           const runRecords = toRecords(config, hostName, round, parseOutput(result.lines, result.exitCode),
-                                       files.wasm ? fs.statSync(files.wasm).size : null);
+                                       files.wasm ? fs.statSync(files.wasm).size : null, knownIssue);
           records.push(...runRecords);
           console.log(progressLine(++index, total, hostName, config, runRecords));
         }
@@ -135,11 +118,15 @@ async function main() {
   const started = new Date();
   console.log(`bench: ${options.quick ? 'quick' : 'full'} run on ${options.hosts.join(', ')}`);
   const records = await runSuite(options);
+  const probe = path.join(NATIVE_DIR, 'contention-malloc');
+  const contention = options.hosts.includes('native') && (!options.only || options.only.includes('malloc'))
+    ? measureContention(probe, options) : undefined;
   const baseline = path.join(PROGRAM_DIR, 'size-baseline.wasm');
   const results = { schema: SCHEMA, started: started.toISOString(), finished: new Date().toISOString(),
                     quick: options.quick, machine: describeMachine(), toolchain: toolchain().version,
                     // .wasm bytes of the malloc benchmark with a bump allocator (see peers/size-baseline)
-                    size_baseline_bytes: fs.existsSync(baseline) ? fs.statSync(baseline).size : null, records };
+                    size_baseline_bytes: fs.existsSync(baseline) ? fs.statSync(baseline).size : null, threads: options.threads,
+                    records, ...(contention ? { contention } : {}) };
   const problems = validateResults(results);
   if (problems.length) throw new Error(`results do not match the schema: ${problems.join('; ')}`);
   fs.mkdirSync(options.out, { recursive: true });

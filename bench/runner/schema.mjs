@@ -1,4 +1,6 @@
 // The shape of bench/results/<timestamp>.json, checked before it is written and by the tests.
+import { PROBE_FIELDS } from './protocol.mjs';
+
 export const SCHEMA = 'wasmscale-bench/2';  // 2: records name their round
 
 const nullableNumber = (value) => value === null || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
@@ -25,6 +27,21 @@ const RECORD_FIELDS = {
 };
 export const RECORD_KEYS = Object.keys(RECORD_FIELDS);
 
+// The contention probe's records (contention.mjs), when the run had them.
+function contentionProblems(records) {
+  if (!Array.isArray(records) || records.length === 0) return ['contention is not a list of records'];
+  return records.flatMap((record, index) => {
+    const problems = [];
+    if (!['standard', 'small', 'cross'].includes(record.variant)) problems.push(`contention ${index}: variant ${record.variant}`);
+    if (!Number.isInteger(record.threads) || record.threads < 1) problems.push(`contention ${index}: threads ${record.threads}`);
+    for (const field of PROBE_FIELDS) {
+      if (!Number.isInteger(record[field]) || record[field] < 0) problems.push(`contention ${index}: ${field} = ${record[field]}`);
+    }
+    if (record.fast_ops > record.ops || record.ops === 0) problems.push(`contention ${index}: fast_ops ${record.fast_ops} of ${record.ops}`);
+    return problems;
+  });
+}
+
 // Returns a list of problems; empty when the results are valid.
 export function validateResults(results) {
   const problems = [];
@@ -34,6 +51,10 @@ export function validateResults(results) {
   }
   if (typeof results?.machine?.cores !== 'number') problems.push('machine.cores is missing');
   if ('toolchain' in (results ?? {}) && !/^\d+\.\d+\.\d+$/.test(results.toolchain)) problems.push('toolchain is not a release number');
+  if ('threads' in (results ?? {}) && !(Array.isArray(results.threads) && results.threads.every((n) => Number.isInteger(n) && n >= 1))) {
+    problems.push('threads is not a list of thread counts');
+  }
+  if ('contention' in (results ?? {})) problems.push(...contentionProblems(results.contention));
   if (!Array.isArray(results?.records) || results.records.length === 0) {
     problems.push('records is empty');
     return problems;

@@ -39,6 +39,21 @@ export function summarize(records) {
   return summary;
 }
 
+// The thread counts a run measured, in order (make bench THREADS=... chooses them).
+export const threadsIn = (summary) => [...new Set([...summary.values()].map((row) => row.threads))].sort((a, b) => a - b);
+
+// How many times the throughput at 1 thread a configuration reaches at `threads` (time per
+// operation, so work sized differently per count still compares), by medians or by the fastest
+// repetitions (best = true). null when either run is missing.
+export function speedup(summary, { host, workload, variant, malloc, fs, where = 'pthread' }, threads, best = false) {
+  const one = find(summary, host, workload, variant, malloc, fs, where, 1);
+  const many = find(summary, host, workload, variant, malloc, fs, where, threads);
+  if (one?.status !== 'ok' || many?.status !== 'ok') return null;
+  return best ? one.usPerOpBest / many.usPerOpBest : one.usPerOp / many.usPerOp;
+}
+// The math workload: the machine's own ceiling for a speed-up (no memory or file traffic).
+export const MATH = { workload: 'math', variant: 'standard', malloc: 'dlmalloc', fs: 'js' };
+
 export const find = (summary, host, workload, variant, malloc, fileSystem, where, threads) =>
   summary.get([host, workload, variant, malloc, fileSystem, where, threads].join('|'));
 

@@ -2,8 +2,9 @@
 // run (never against fixed timings). Each target says what it compares and whether it is met. Times compared are
 // each configuration's fastest repetition over all rounds: this machine's noise only ever slows a process down,
 // by up to 1.9x for its whole life (see runsPerConfiguration), so the best run is the reproducible figure.
-import { STORAGE_FS_NAMES, STORAGE_PAIRS, THREAD_COUNTS } from './matrix.mjs';
-import { find, fmt, table } from './summary.mjs';
+import { STORAGE_FS_NAMES, STORAGE_PAIRS } from './matrix.mjs';
+import { find, fmt, table, threadsIn, speedup, MATH } from './summary.mjs';
+import { perOperation } from './contention.mjs';
 
 const VARIANTS = ['standard', 'small', 'cross'];
 
@@ -50,20 +51,65 @@ function allocatorTargets(summary, host) {
   rows.push(check(`${host}: 4 threads within 10% of the 2-thread time`, div(ws('standard', 4), ws('standard', 2)),
                   (v) => v <= 1.1, (v) => `${fmt(v, 2)}× the 2-thread time${medians(ws('standard', 4), ws('standard', 2))}`));
   for (const variant of VARIANTS) {
-    for (const threads of THREAD_COUNTS) {
+    for (const threads of threadsIn(summary)) {
       const mi = get(variant, 'mimalloc', threads), mine = ws(variant, threads);
       rows.push(check(`${host}: ${variant}, ${threads} thread(s), at least as fast as mimalloc`, div(mi, mine), (v) => v >= 1,
                       (v) => `${fmt(v, 2)}× mimalloc's speed${medians(mi, mine)}`));
     }
   }
   for (const variant of VARIANTS) {
-    for (const threads of THREAD_COUNTS) {
+    for (const threads of threadsIn(summary)) {
       const mine = ws(variant, threads), dl = get(variant, 'dlmalloc', threads), mi = get(variant, 'mimalloc', threads);
       const worst = mine && dl && mi ? Math.max(mine.peak / dl.peak / 1.1, mine.peak / mi.peak) : null;
       rows.push(check(`${host}: ${variant}, ${threads} thread(s), peak ≤ 1.1× dlmalloc's and ≤ mimalloc's`, worst, (v) => v <= 1,
                       () => `${fmt(mine.peak / dl.peak, 2)}× dlmalloc, ${fmt(mine.peak / mi.peak, 2)}× mimalloc` +
                             `; medians ${fmt(mine.peakMedian / dl.peakMedian, 2)}× dlmalloc`));
     }
+  }
+  return rows;
+}
+
+// Issue 33's scaling targets, at the most threads a run has when that is 8 or more: a
+// workload's speed-up at least 0.8x math's from the same run, by the fastest repetitions. Judged
+// only on a machine with that many cores: on fewer, the threads share them and the figure says
+// nothing about scaling.
+const SCALING_WORKLOADS = {
+  allocator: [['malloc standard', { workload: 'malloc', variant: 'standard', malloc: 'wasmscale', fs: 'js' }],
+              ['malloc small', { workload: 'malloc', variant: 'small', malloc: 'wasmscale', fs: 'js' }]],
+  fs: [['fs files', { workload: 'fs', variant: 'files', malloc: 'dlmalloc', fs: 'wasmscale' }]],
+};
+function scalingTargets(summary, results, host, workloads) {
+  const most = Math.max(...threadsIn(summary));
+  if (most < 8) return [];
+  const math = speedup(summary, { host, ...MATH }, most, true);
+  return workloads.map(([name, config]) => {
+    const mine = speedup(summary, { host, ...config }, most, true);
+    if (results.machine.cores < most) {
+      return [`${host}: ${name}, ${most} threads, speed-up ≥ 0.8× math's`,
+              `not judged: ${results.machine.cores} cores (${fmt(mine, 2)}× against math's ${fmt(math, 2)}×)`, '–'];
+    }
+    return check(`${host}: ${name}, ${most} threads, speed-up ≥ 0.8× math's`, mine !== null && math ? mine / math : null, (v) => v >= 0.8,
+                 (v) => `${fmt(mine, 2)}× against math's ${fmt(math, 2)}× (${fmt(v, 2)} of it)`);
+  });
+}
+
+// The contention probe's targets (contention.mjs): the fast paths share nothing with other
+// threads, and the slow path takes a lock at most once per 10,000 operations at 16 threads on
+// the workloads whose threads free their own blocks.
+function contentionTargets(results) {
+  const records = results.contention;
+  if (!records) return [];
+  const worst = (field) => Math.max(...records.map((record) => perOperation(record)[field]));
+  const rows = [
+    check('contention: malloc/free fast paths do no atomic read-modify-write', worst('rmwFast'), (v) => v === 0,
+          (v) => `${fmt(v, 3)} per 1,000 operations at most`),
+    check('contention: malloc/free fast paths write no cache line another thread writes', worst('sharedFast'), (v) => v === 0,
+          (v) => `${fmt(v, 3)} per 1,000 operations at most`),
+  ];
+  for (const variant of ['standard', 'small']) {
+    const record = records.find((candidate) => candidate.variant === variant && candidate.threads === 16);
+    rows.push(check(`contention: ${variant}, 16 threads, slow-path lock acquisitions ≤ 1 per 10,000 operations`,
+                    record ? perOperation(record).locksPer10k : null, (v) => v <= 1, (v) => `${fmt(v, 2)} per 10,000`));
   }
   return rows;
 }
@@ -90,7 +136,7 @@ function fsSizeTarget(summary) {
 function nativeTargets(summary) {
   const rows = [];
   for (const variant of VARIANTS) {
-    for (const threads of THREAD_COUNTS) {
+    for (const threads of threadsIn(summary)) {
       const mine = ms(summary, 'native', variant, 'wasmscale', threads), mi = ms(summary, 'native', variant, 'mimalloc', threads);
       rows.push(check(`native: ${variant}, ${threads} thread(s), within 1.3× of libmimalloc`, mine && mi ? mine.min / mi.min : null,
                       (v) => v <= 1.3, (v) => `${fmt(v, 2)}× libmimalloc's time${medians(mine, mi)}`));
@@ -121,7 +167,7 @@ function fsTargets(summary, host) {
                       (v) => v >= 2, (v) => `${fmt(v, 2)}×`));
     }
   }
-  for (const threads of THREAD_COUNTS) {
+  for (const threads of threadsIn(summary)) {
     rows.push(check(`${host}: files, ${threads} thread(s), ≥ 1.5× faster than WasmFS`, faster('files', 'wasmfs', 'pthread', threads),
                     (v) => v >= 1.5, (v) => `${fmt(v, 2)}×`));
   }
@@ -141,7 +187,7 @@ function storageTargets(summary) {
       return row?.status === 'ok' ? row : null;
     };
     if (![...summary.values()].some((row) => row.host === host && row.fs === peer)) continue;
-    const runs = [['records', 1], ['smallfile', 1], ...THREAD_COUNTS.map((threads) => ['files', threads])];
+    const runs = [['records', 1], ['smallfile', 1], ...threadsIn(summary).map((threads) => ['files', threads])];
     for (const [variant, threads] of runs) {
       const mine = get(variant, ours, threads), theirs = get(variant, peer, threads);
       const name = `${title.split(':')[0]}: ${variant}${variant === 'files' ? `, ${threads} thread(s)` : ''} on a pthread ≥ ${goal}× ` +
@@ -164,12 +210,14 @@ export function targetGroups(summary, results) {
   if (rows.some((row) => row.malloc === 'wasmscale')) {
     groups.push({ title: 'Allocator targets',
       note: 'Ratios of the fastest repetitions against peers measured in this run (Node for Wasm; native for the near-native reference)',
-      rows: [...allocatorTargets(summary, 'node'), sizeTarget(summary, results), ...nativeTargets(summary)] });
+      rows: [...allocatorTargets(summary, 'node'), ...scalingTargets(summary, results, 'node', SCALING_WORKLOADS.allocator), sizeTarget(summary, results),
+             ...nativeTargets(summary), ...contentionTargets(results)] });
   }
   if (rows.some((row) => row.workload === 'fs' && row.fs === 'wasmscale')) {
     const hosts = ['node', 'chromium'].filter((host) => rows.some((row) => row.host === host && row.fs === 'wasmscale'));
     groups.push({ title: 'File-system targets', note: 'Time per call of the fastest repetitions against peers measured in this run',
-      rows: [...hosts.flatMap((host) => fsTargets(summary, host)), fsSizeTarget(summary), ...storageTargets(summary)] });
+      rows: [...hosts.flatMap((host) => fsTargets(summary, host)), ...scalingTargets(summary, results, 'node', SCALING_WORKLOADS.fs),
+             fsSizeTarget(summary), ...storageTargets(summary)] });
   }
   return groups;
 }

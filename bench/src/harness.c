@@ -133,8 +133,17 @@ void bench_run_threads(int threads, bench_thread_fn fn, void *context) {
   for (int i = 0; i < threads; i++) pthread_join(ids[i], NULL);
 }
 
+#ifndef __EMSCRIPTEN__
+// Defined by an instrument that counts per repetition (the contention probe,
+// bench/contention/probe.c), linked natively; every other build leaves it undefined.
+void bench_repetition_starts(int warmup) __attribute__((weak));
+#endif
+
 void bench_main_loop(const bench_args *args, bench_rep_fn rep, bench_verify_fn verify, void *context) {
   for (int i = 0; i < args->warmup + args->reps; i++) {
+#ifndef __EMSCRIPTEN__
+    if (bench_repetition_starts) bench_repetition_starts(i < args->warmup);
+#endif
     double start = bench_now_ms();
     uint64_t checksum = rep(args, context);
     double elapsed = bench_now_ms() - start;

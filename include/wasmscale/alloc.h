@@ -45,6 +45,9 @@ typedef struct ws_alloc_stats {
                                   // free): many per allocation mean runs serve a block or two
   uint64_t pool_lock_acquisitions;  // shared span-pool lock: taken...
   uint64_t pool_lock_contended;     // ...and found busy
+  uint64_t orphan_lock_acquisitions;  // the lock of the runs handed over between heaps (orphan.c)
+  uint64_t growths;                 // requests to the platform for more memory (sbrk), each
+                                    // an atomic read-modify-write of the break
   uint64_t class_block_size[WS_ALLOC_SIZE_CLASSES];
   uint64_t class_allocations[WS_ALLOC_SIZE_CLASSES];
 } ws_alloc_stats;

@@ -309,11 +309,15 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
 }
 
 ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind kind, bool may_grow) {
+  ws_span_source last = may_grow ? WS_SPAN_MAY_GROW : WS_SPAN_ANY_FREE;
+  // With nothing to reclaim the last try, which takes free spans first too, is the only one:
+  // one pool lock instead of two.
+  if (!_ws_heaps_abandoned() && !_ws_orphans_waiting()) return _ws_span_alloc(pages, alignment, kind, last);
   ws_page *span = _ws_span_alloc(pages, alignment, kind, free_span_source());
   if (span != NULL) return span;
   _ws_heap_reclaim_abandoned();  // runs that exited threads emptied
   _ws_release_empty_orphans();
-  return _ws_span_alloc(pages, alignment, kind, may_grow ? WS_SPAN_MAY_GROW : WS_SPAN_ANY_FREE);
+  return _ws_span_alloc(pages, alignment, kind, last);
 }
 
 // ----- large blocks --------------------------------------------------------------------------

@@ -225,7 +225,7 @@ int WS_API(malloc_trim)(size_t pad) {
   // The caller's heap as it is: making one here would adopt an exited thread's heap, whose
   // pending frees the reclaiming below would then leave alone.
   ws_heap *heap = _ws_current_heap;
-  if (heap != NULL && heap != &_ws_exited_heap) _ws_release_spares(heap);
+  if (heap != NULL && heap != &_ws_exited_heap) _ws_release_spares_with(heap, NULL);
   _ws_heap_reclaim_abandoned();
   _ws_release_empty_orphans();
   return _ws_span_trim() ? 1 : 0;

@@ -17,18 +17,21 @@ static uint32_t spare_limit(const ws_heap *heap) {
   return share < WS_SPARE_PAGES_MIN ? WS_SPARE_PAGES_MIN : share > WS_SPARE_PAGES ? WS_SPARE_PAGES : share;
 }
 
-static void release_spares_beyond(ws_heap *heap, uint32_t keep_pages) {
+// Gives the pool the spares beyond `keep_pages`, with `released` (already counted out of the
+// heap's run bytes, linked through next, or NULL), under one lock.
+static void release_spares_beyond(ws_heap *heap, uint32_t keep_pages, ws_page *released) {
   while (heap->spare_pages > keep_pages) {
     ws_page *run = heap->spare_runs;
     heap->spare_runs = run->next;
     heap->spare_pages -= run->pages;
-    run->next = NULL;
     _ws_note_run_released(heap, run);
-    _ws_span_free(run);
+    run->next = released;
+    released = run;
   }
+  _ws_span_free_runs(released);
 }
 
-void _ws_release_spares(ws_heap *heap) { release_spares_beyond(heap, 0); }
+void _ws_release_spares_with(ws_heap *heap, ws_page *released) { release_spares_beyond(heap, 0, released); }
 
 // Gives an emptied run back to the pool, unless it is its class's only run (keeping one
 // avoids taking and returning a run on every few allocations) or the heap keeps it as a spare.
@@ -44,9 +47,10 @@ void _ws_run_release_if_empty(ws_heap *heap, ws_page *run) {
     return;
   }
   _ws_note_run_released(heap, run);
-  _ws_span_free(run);
-  // A heap giving memory back may be emptying altogether: its spares shrink with it.
-  release_spares_beyond(heap, spare_limit(heap));
+  run->next = NULL;
+  // A heap giving memory back may be emptying altogether: its spares shrink with it, under the
+  // same lock.
+  release_spares_beyond(heap, spare_limit(heap), run);
 }
 
 void _ws_full_push(ws_heap *heap, ws_page *run) {
@@ -101,16 +105,16 @@ void _ws_run_collect(ws_page *run) {
   // Looked at before it is taken: the slow path asks every run it passes, and with no remote
   // frees (the common case) a plain load spares an atomic read-modify-write each time.
   if (atomic_load_explicit(&run->thread_free, memory_order_relaxed) == 0) return;
-  uintptr_t list = atomic_exchange_explicit(&run->thread_free, 0, memory_order_acquire);
-  if (list == 0) return;
-  ws_block *first = (ws_block *)list, *last = first;
-  uint32_t count = 1;
-  while (last->next != NULL) {
-    last = last->next;
+  // Empty if a borrower (steal.c) took the list since the load: then nothing moves.
+  ws_block *list = (ws_block *)atomic_exchange_explicit(&run->thread_free, 0, memory_order_acquire);
+  uint32_t count = 0;
+  while (list != NULL) {
+    ws_block *next = list->next;
+    list->next = run->free;
+    run->free = list;
+    list = next;
     count++;
   }
-  last->next = run->free;
-  run->free = first;
   WS_COUNTER_SUB(run->used, count);  // counted as frees at the run's next fold (stats.c)
 }
 

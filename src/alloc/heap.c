@@ -68,7 +68,7 @@ void _ws_heap_builtin_unlock(void) { ws_prim_lock_release(&builtin_lock); }
 static void tidy(ws_heap *heap) {
   _ws_return_kept(heap);
   _ws_collect_delayed(heap);
-  _ws_release_spares(heap);
+  ws_page *emptied = NULL;  // given back together, under one pool lock, with the spares
   for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
     _ws_rejoin_full_runs(heap, size_class);
     ws_page *run = heap->avail[size_class];
@@ -80,13 +80,15 @@ static void tidy(ws_heap *heap) {
         _ws_list_remove(heap, run);
         _ws_run_fold_counts(heap, run);  // (_ws_orphan_run folds the runs it hands over)
         _ws_note_run_released(heap, run);
-        _ws_span_free(run);
+        run->next = emptied;
+        emptied = run;
       } else if (run->free != NULL) {
         _ws_orphan_run(heap, run);
       }
       run = next;
     }
   }
+  _ws_release_spares_with(heap, emptied);
 }
 
 static void abandon(void *arg) {

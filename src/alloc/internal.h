@@ -48,7 +48,7 @@
 #define WS_DIRECT_MAX 1024                      // sizes up to this find their run in one lookup
 #define WS_SPARE_PAGES 16                       // pages of emptied runs a heap keeps for reuse, at most...
 #define WS_SPARE_SHARE 8                        // ...and at most 1/8 of the pages it holds in runs...
-#define WS_SPARE_PAGES_MIN 4                    // ...unless that is below this
+#define WS_SPARE_PAGES_MIN 8                    // ...unless that is below this
 #define WS_STEAL_SCAN 4096                      // page descriptors looked at per attempt to reuse pending frees
 #define WS_KEEP_BYTES ((size_t)16 << 10)        // per class: other heaps' blocks a heap keeps from its own frees...
 #define WS_KEEP_MAX_BLOCKS 64                   // ...in bytes, and at most this many blocks
@@ -153,13 +153,14 @@ typedef enum ws_heap_state {
 // Statistics counters (and a run's `used`, which the statistics read too) are written only by
 // their owner and read by anyone. Plain stores keep the fast path cheap (an atomic store in
 // Wasm is sequentially consistent); under ThreadSanitizer they become relaxed atomics so the
-// benign races are not reported.
+// benign races are not reported. The contention probe (bench/contention) also compiles with
+// -fsanitize=thread, for its hooks only, and counts what the product does: plain stores.
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define WS_TSAN 1
 #endif
 #endif
-#if defined(__SANITIZE_THREAD__) || defined(WS_TSAN)
+#if (defined(__SANITIZE_THREAD__) || defined(WS_TSAN)) && !defined(WS_CONTENTION_PROBE)
 #define WS_COUNTER_ADD(field, n) __atomic_fetch_add(&(field), (n), __ATOMIC_RELAXED)
 #define WS_COUNTER_SUB(field, n) __atomic_fetch_sub(&(field), (n), __ATOMIC_RELAXED)
 #define WS_COUNTER_SET(field, n) __atomic_store_n(&(field), (n), __ATOMIC_RELAXED)
@@ -314,6 +315,7 @@ ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_sp
 // growing.
 ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind kind, bool may_grow);
 void _ws_span_free(ws_page *head);
+void _ws_span_free_runs(ws_page *first);            // runs linked through next, under one lock
 bool _ws_span_extend(ws_page *head, size_t pages);  // grow a large block in place
 void _ws_span_stats(ws_alloc_stats *stats, uint64_t *large_peak);  // pool counts, large blocks
 void _ws_span_add_run_counts(uint64_t *allocations, uint64_t *frees);  // runs' unfolded counts, by class
@@ -409,7 +411,9 @@ void _ws_run_collect(ws_page *run);
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);
 void _ws_full_push(ws_heap *heap, ws_page *run);
 ws_page *_ws_rejoin_full_runs(ws_heap *heap, unsigned size_class);  // NULL: none has a free block
-void _ws_release_spares(ws_heap *heap);
+// Gives the pool all the heap's spares, and `released` (runs already counted out of the heap,
+// linked through next, or NULL), under one lock.
+void _ws_release_spares_with(ws_heap *heap, ws_page *released);
 // Per class: set when a remote free starts a pending list on a run of the class, cleared by a
 // search for the class that finds none (steal.c). Stored only when it changes, so the line
 // stays shared while frees keep arriving.
@@ -427,6 +431,7 @@ void _ws_orphan_run(ws_heap *heap, ws_page *run);               // a listed run 
 void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving, uint32_t reserve);  // beyond `reserve` free blocks
 ws_page *_ws_adopt_orphan(ws_heap *heap, unsigned size_class);  // NULL: none of the class
 void _ws_release_empty_orphans(void);                           // orphans all of whose blocks came back
+bool _ws_orphans_waiting(void);                                 // some run waits to be adopted
 void _ws_orphan_stats(ws_alloc_stats *stats);
 // Kept blocks (kept.c): other heaps' blocks this heap hands out before its own.
 static inline bool ws_is_stand_in(const ws_page *run) { return run->kind == WS_PAGE_STAND_IN; }

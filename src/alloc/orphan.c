@@ -20,18 +20,32 @@
 
 static ws_prim_lock orphan_lock = WS_PRIM_LOCK_INIT;
 static ws_page *_Atomic orphans[WS_CLASSES];  // per class, linked through next/prev
+static _Atomic uint32_t orphan_count;         // on those lists: changed under the lock, read without it
 static _Atomic uint64_t handed_over, adopted;  // runs, for the statistics
+static uint64_t lock_acquisitions;             // written under the lock, read by the statistics
 // The owner of every orphan. It never allocates; its counters (in the heap list, so the
 // statistics add them up) take the frees collected from orphans that are given back emptied.
 ws_heap _ws_orphanage;
 
-static void push_orphan(ws_page *run) {
+// Caller holds orphan_lock: a load and a store, not a read-modify-write.
+static void count_orphans(int change) {
+  uint32_t now = atomic_load_explicit(&orphan_count, memory_order_relaxed);
+  atomic_store_explicit(&orphan_count, now + (uint32_t)change, memory_order_relaxed);
+}
+
+static void lock_orphans(void) {
   ws_prim_lock_acquire(&orphan_lock);
+  WS_COUNTER_ADD(lock_acquisitions, 1);
+}
+
+static void push_orphan(ws_page *run) {
+  lock_orphans();
   ws_page *first = atomic_load_explicit(&orphans[run->size_class], memory_order_relaxed);
   run->prev = NULL;
   run->next = first;
   if (first != NULL) first->prev = run;
   atomic_store_explicit(&orphans[run->size_class], run, memory_order_relaxed);
+  count_orphans(1);
   ws_prim_lock_release(&orphan_lock);
 }
 
@@ -41,7 +55,10 @@ static void unlink_orphan(ws_page *run) {
   else atomic_store_explicit(&orphans[run->size_class], run->next, memory_order_relaxed);
   if (run->next) run->next->prev = run->prev;
   run->next = run->prev = NULL;
+  count_orphans(-1);
 }
+
+bool _ws_orphans_waiting(void) { return atomic_load_explicit(&orphan_count, memory_order_relaxed) != 0; }
 
 void _ws_orphan_run(ws_heap *heap, ws_page *run) {
   _ws_list_remove(heap, run);
@@ -85,7 +102,7 @@ static void take(ws_heap *heap, ws_page *run) {
 
 ws_page *_ws_adopt_orphan(ws_heap *heap, unsigned size_class) {
   if (atomic_load_explicit(&orphans[size_class], memory_order_relaxed) == NULL) return NULL;
-  ws_prim_lock_acquire(&orphan_lock);
+  lock_orphans();
   ws_page *run = atomic_load_explicit(&orphans[size_class], memory_order_relaxed);
   if (run != NULL) unlink_orphan(run);
   ws_prim_lock_release(&orphan_lock);
@@ -99,11 +116,13 @@ ws_page *_ws_adopt_orphan(ws_heap *heap, unsigned size_class) {
 void _ws_orphan_stats(ws_alloc_stats *stats) {
   stats->runs_handed_over = atomic_load_explicit(&handed_over, memory_order_relaxed);
   stats->runs_adopted = atomic_load_explicit(&adopted, memory_order_relaxed);
+  stats->orphan_lock_acquisitions = WS_COUNTER_READ(lock_acquisitions);
 }
 
 void _ws_release_empty_orphans(void) {
+  if (!_ws_orphans_waiting()) return;  // most calls: no lock taken for nothing
   ws_prim_see_all_memory(NULL);  // orphans' descriptors: anywhere in memory
-  ws_prim_lock_acquire(&orphan_lock);
+  lock_orphans();
   for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
     ws_page *next;
     for (ws_page *run = atomic_load_explicit(&orphans[size_class], memory_order_relaxed); run != NULL; run = next) {

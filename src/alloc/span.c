@@ -13,7 +13,7 @@
 static ws_prim_lock pool_lock = WS_PRIM_LOCK_INIT;
 static ws_page *bins[WS_SPAN_BINS + 1];
 static uintptr_t owned_end;  // end of the last memory taken from the platform (page aligned)
-static uint64_t reserved, reserved_peak, lock_acquisitions, lock_contended;
+static uint64_t reserved, reserved_peak, lock_acquisitions, lock_contended, growths;
 // Bytes of large blocks, counted here under the lock with the pool's own counts, so that a
 // snapshot of the statistics never sees a large block both freed and not yet in the pool.
 static uint64_t large_in_use, large_in_use_peak;
@@ -35,9 +35,24 @@ static void unlock_pool(void) { ws_prim_lock_release(&pool_lock); }
 
 static size_t bin_of(size_t pages) { return pages < WS_SPAN_BINS ? pages : WS_SPAN_BINS; }
 
-static void bin_insert(ws_page *head) { ws_page_list_push(&bins[bin_of(head->pages)], head); }
+// Pages in the bins: changed under the lock, read without it, so that a caller that may not
+// grow memory skips the lock when the pool cannot have what it asks for.
+static _Atomic size_t free_pages;
 
-static void bin_remove(ws_page *head) { ws_page_list_unlink(&bins[bin_of(head->pages)], head); }
+static void count_free(size_t pages, bool in) {
+  size_t now = atomic_load_explicit(&free_pages, memory_order_relaxed);
+  atomic_store_explicit(&free_pages, in ? now + pages : now - pages, memory_order_relaxed);
+}
+
+static void bin_insert(ws_page *head) {
+  ws_page_list_push(&bins[bin_of(head->pages)], head);
+  count_free(head->pages, true);
+}
+
+static void bin_remove(ws_page *head) {
+  ws_page_list_unlink(&bins[bin_of(head->pages)], head);
+  count_free(head->pages, false);
+}
 
 // ----- marking -------------------------------------------------------------------------------
 
@@ -71,9 +86,7 @@ static void mark_used(ws_page *head, size_t pages, ws_page_kind kind) {
 // only holes are left, memory grows for them instead, up to WS_HOLE_SPARING_PAGES per large block
 // allocated (so a program that frees a large block for good gets its memory back for runs after
 // that much). A large block takes the smallest hole it fits first. A hole ends when any of its
-// pages is used again. (Cross-thread workload, Wasm on Node, 4 threads: a thread that finished a
-// repetition early freed its stack, the others cut a few runs from it, and the next repetition's
-// last stack grew memory by up to 2 MB, in 3 of 58 processes; none of 36 since. See docs/allocator.md.)
+// pages is used again (docs/decisions.md, "the allocator's measured choices").
 static uint32_t live_holes;          // so that searches skip the page walks when there are none
 static uint32_t hole_sparing_grown;  // pages grown since the last large block to spare holes
 static bool hole_spared;             // the current search passed a span by for its holes
@@ -197,9 +210,8 @@ static size_t free_pages_at_top(void) {
 // A run that must come out of a large free span comes out of the one at the top of memory, if
 // that is large enough: the others are mostly holes large blocks left, and threads that come and
 // go free their stacks and make new ones of the same size, which a run in the hole would push
-// onto new memory. (Small-block workload, Wasm on Node, 4 threads, 70 processes of 5
-// repetitions each: peaks over 17.2 MB, the stack pushed out, in 10 before, none after; the
-// usual peak is 16.6 MB.) Nor does a run take a page of a hole (above) while the sparing lasts,
+// onto new memory (docs/decisions.md, "the allocator's measured choices"). Nor does a run take a
+// page of a hole (above) while the sparing lasts,
 // and a large block of the last bin's size takes the smallest hole it fits before anything else.
 static ws_page *find_locked(size_t pages, size_t alignment, size_t last_bin, ws_page_kind kind, size_t *lead) {
   if (kind == WS_PAGE_LARGE && pages >= WS_SPAN_BINS && last_bin == WS_SPAN_BINS) {
@@ -262,8 +274,8 @@ static ws_page *take_locked(ws_page *span, size_t lead, size_t pages, ws_page_ki
 // Pages for page-map descriptors, from the free spans (the smallest that holds them, at its
 // lowest address; a hole may be used), or NULL when none is free. Descriptors for new memory
 // taken from the platform would sit between the pool's memory and the new memory, and keep the
-// free spans on either side from ever merging: a block larger than any piece could then not be
-// had (one block at a time of 1, 2, ... MiB under a 64 MiB limit stopped at 16 MiB).
+// free spans on either side from ever merging, and a block larger than any piece could then not
+// be had (docs/decisions.md, "the allocator's measured choices").
 static void *map_pages_locked(size_t bytes) {
   size_t lead = 0, pages = bytes / WS_PAGE_SIZE;
   ws_page *span = find_locked(pages, WS_PAGE_SIZE, WS_SPAN_BINS, WS_PAGE_LARGE, &lead);
@@ -287,6 +299,7 @@ static bool grow_locked(size_t pages) {
     if (!_ws_map_ensure(ws_address_index(start), bytes / WS_PAGE_SIZE, map_pages_locked)) return false;
     if (ws_prim_break() != before || free_pages_at_top() != at_top) continue;
     size_t request = start - before + bytes;
+    growths++;
     unsigned char *got = ws_prim_grow(request);
     if (got == NULL) return false;
     reserved += request;
@@ -308,6 +321,8 @@ ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_sp
   if (alignment < WS_PAGE_SIZE) alignment = WS_PAGE_SIZE;
   if (pages == 0 || pages > WS_WINDOW_PAGES || alignment > WS_WINDOW_MAX / 2) return NULL;
   size_t last_bin = source == WS_SPAN_SMALL_FREE ? WS_SPAN_BINS - 1 : WS_SPAN_BINS;
+  // A span freed meanwhile may be missed: the caller's last try may grow, and looks under the lock.
+  if (source != WS_SPAN_MAY_GROW && atomic_load_explicit(&free_pages, memory_order_relaxed) < pages) return NULL;
   lock_pool();
   size_t lead = 0;
   hole_spared = false;
@@ -332,6 +347,17 @@ void _ws_span_free(ws_page *head) {
   lock_pool();
   if (head->kind == WS_PAGE_LARGE) large_in_use -= (uint64_t)head->pages * WS_PAGE_SIZE;
   release_locked(head, head->pages);
+  unlock_pool();
+}
+
+void _ws_span_free_runs(ws_page *first) {
+  if (first == NULL) return;
+  lock_pool();
+  for (ws_page *run = first, *next; run != NULL; run = next) {
+    next = run->next;
+    run->next = NULL;
+    release_locked(run, run->pages);
+  }
   unlock_pool();
 }
 
@@ -405,6 +431,7 @@ void _ws_span_stats(ws_alloc_stats *stats, uint64_t *large_peak) {
   *large_peak = large_in_use_peak;
   stats->pool_lock_acquisitions = lock_acquisitions;
   stats->pool_lock_contended = lock_contended;
+  stats->growths = growths;
   for (size_t bin = 1; bin <= WS_SPAN_BINS; bin++) {
     for (ws_page *span = bins[bin]; span != NULL; span = span->next) {
       uint64_t bytes = (uint64_t)span->pages * WS_PAGE_SIZE;

@@ -97,7 +97,9 @@ void ws_alloc_print_stats(FILE *out) {
           s.runs_handed_over, s.runs_adopted);
   fprintf(out, "  runs       %12" PRIu64 " marked full when used up\n", s.runs_marked_full);
   fprintf(out, "  blocks     %12" PRIu64 " served from a larger class instead of new memory\n", s.larger_class_blocks);
-  fprintf(out, "  pool lock  %12" PRIu64 " acquisitions, %" PRIu64 " contended\n", s.pool_lock_acquisitions, s.pool_lock_contended);
+  fprintf(out, "  pool lock  %12" PRIu64 " acquisitions, %" PRIu64 " contended; growths %" PRIu64 "\n", s.pool_lock_acquisitions,
+          s.pool_lock_contended, s.growths);
+  fprintf(out, "  orphan lock %11" PRIu64 " acquisitions\n", s.orphan_lock_acquisitions);
   fprintf(out, "  size class   block size   allocations\n");
   for (unsigned i = 0; i < WS_CLASSES; i++) {
     if (s.class_allocations[i] != 0) fprintf(out, "  %10u %12" PRIu64 " %13" PRIu64 "\n", i, s.class_block_size[i], s.class_allocations[i]);

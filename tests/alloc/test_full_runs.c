@@ -5,7 +5,11 @@
 //     last run of a class stays, so that a class in use does not take and return a run over
 //     and over);
 //   - a heap that emptied its runs keeps few as spares (WS_SPARE_PAGES_MIN pages once it holds
-//     nothing else).
+//     nothing else);
+//   - before memory grows, every full run with a block back rejoins, and the one with the most
+//     free blocks serves;
+//   - a block waiting in a heap's delayed list whose run the heap has handed over since goes to
+//     the run's new owner, not onto the heap's free list.
 // Native only (it reads the allocator's internals), through the ws_* names: a program of its
 // own, whose one thread allocates blocks of one class in order, filling run after run.
 #include "check.h"
@@ -13,28 +17,29 @@
 #include "../../src/alloc/internal.h"
 
 enum { BLOCK = 64, RUNS = WS_REJOIN_FULL_RUNS + 4 };
+enum { ODD_BLOCK = 96 };  // 170 to a run: a quarter rounded up (43) is not a quarter rounded down
 
 static void *blocks[RUNS][4096];
 
 static ws_page *run_of(void *p) { return ws_span_of(p); }
 
-// Allocates block after block until `count` runs are used up; returns the blocks per run.
-static uint32_t fill_runs(int count) {
+// Allocates blocks of `size` bytes until `count` runs are used up; returns the blocks per run.
+static uint32_t fill_runs(int count, size_t size) {
   uint32_t capacity = 0;
   for (int r = 0; r < count; r++) {
-    blocks[r][0] = WS(malloc)(BLOCK);
+    blocks[r][0] = WS(malloc)(size);
     capacity = run_of(blocks[r][0])->capacity;
     CHECK(capacity <= 4096);
     for (uint32_t i = 1; i < capacity; i++) {
-      blocks[r][i] = WS(malloc)(BLOCK);
+      blocks[r][i] = WS(malloc)(size);
       CHECK(run_of(blocks[r][i]) == run_of(blocks[r][0]));
     }
   }
   return capacity;
 }
 
-static void rejoin_after_a_quarter(void) {
-  uint32_t capacity = fill_runs(RUNS);
+static void rejoin_after_a_quarter(size_t size) {
+  uint32_t capacity = fill_runs(RUNS, size);
   ws_heap *heap = _ws_current_heap;
   ws_page *run = run_of(blocks[0][0]);
   unsigned size_class = run->size_class;
@@ -58,7 +63,7 @@ static void rejoin_after_a_quarter(void) {
 }
 
 static void emptied_run_leaves(void) {
-  uint32_t capacity = fill_runs(2);
+  uint32_t capacity = fill_runs(2, BLOCK);
   ws_heap *heap = _ws_current_heap;
   ws_page *first = run_of(blocks[0][0]);
   blocks[2][0] = WS(malloc)(BLOCK);  // a third run now serves
@@ -72,8 +77,43 @@ static void emptied_run_leaves(void) {
   for (uint32_t i = 0; i < capacity; i++) WS(free)(blocks[1][i]);
 }
 
+static void every_full_run_rejoins(void) {
+  uint32_t capacity = fill_runs(RUNS, BLOCK);  // many full runs: a free brings one back only with a quarter
+  ws_heap *heap = _ws_current_heap;
+  ws_page *older = run_of(blocks[1][0]), *newer = run_of(blocks[2][0]);  // the newer first on the full list
+  for (int i = 0; i < 5; i++) WS(free)(blocks[1][i]);
+  WS(free)(blocks[2][0]);
+  CHECK(older->in_full && newer->in_full);
+  CHECK(_ws_rejoin_full_runs(heap, older->size_class) == older);
+  CHECK(!older->in_full && !newer->in_full);
+  for (int r = 0; r < RUNS; r++) {
+    for (uint32_t i = r == 1 ? 5 : r == 2 ? 1 : 0; i < capacity; i++) WS(free)(blocks[r][i]);
+  }
+}
+
+// Last: it leaves a run with the orphans.
+static void delayed_block_of_a_handed_over_run(void) {
+  fill_runs(2, BLOCK);
+  ws_heap *heap = _ws_current_heap;
+  ws_page *run = run_of(blocks[0][0]);
+  WS(free)(blocks[0][0]);  // back on the class list
+  CHECK(!run->in_full);
+  // What a thread that freed blocks[0][1] into the run while it was full left: the block in
+  // this heap's delayed list. Then the heap hands the run over (a look for surplus would).
+  ws_block *block = blocks[0][1];
+  block->next = NULL;
+  atomic_store(&heap->delayed_free, (uintptr_t)block);
+  _ws_orphan_run(heap, run);
+  _ws_collect_delayed(heap);
+  CHECK(atomic_load(&run->thread_free) == (uintptr_t)block);  // the new owner collects it
+  CHECK(run->free != block && run->free->next != block);
+}
+
 int main(void) {
-  rejoin_after_a_quarter();
+  rejoin_after_a_quarter(BLOCK);
+  rejoin_after_a_quarter(ODD_BLOCK);
   emptied_run_leaves();
+  every_full_run_rejoins();
+  delayed_block_of_a_handed_over_run();
   return check_summary("full runs");
 }
