@@ -3,7 +3,7 @@
 // process per variant and thread count; the counts depend on the interleaving, not on the
 // number of cores, so 8 and 16 threads are probed on any machine.
 import { threadScale } from './matrix.mjs';
-import { runProbe } from './protocol.mjs';
+import { runProbes } from './protocol.mjs';
 
 export const PROBE_VARIANTS = ['standard', 'small', 'cross'];
 // Always up to 16 threads: the targets are set there (issue 33), and the counts mean the same
@@ -23,7 +23,7 @@ export function probeRuns({ quick = false, threads = [] } = {}) {
 
 // The contention records of a run: { variant, threads, scale, ...counts } each.
 export function measureContention(program, options) {
-  return probeRuns(options).map(({ args, ...run }) => ({ ...run, ...runProbe(program, args) }));
+  return runProbes(program, probeRuns(options));
 }
 
 // Per 1,000 operations, and the slow path's lock acquisitions (span pool, orphan lists,

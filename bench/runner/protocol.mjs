@@ -71,3 +71,9 @@ export function runProbe(program, args) {
   }
   return parseProbeLine(result.stderr);
 }
+
+// The probe's records for `runs` ({ args, ...what the record says of the run }): each run's
+// fields and the counts it printed.
+export function runProbes(program, runs) {
+  return runs.map(({ args, ...run }) => ({ ...run, ...runProbe(program, args) }));
+}

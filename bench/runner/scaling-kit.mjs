@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseOutput, runProbe, toRecords } from './protocol.mjs';
+import { parseOutput, runProbes, toRecords } from './protocol.mjs';
 import { describeMachine } from './machine.mjs';
 import { SCHEMA, validateResults } from './schema.mjs';
 
@@ -46,7 +46,7 @@ function main() {
                   (times.length ? `${times.join(', ')} ms` : `${runRecords[0].status.toUpperCase()} ${runRecords[0].reason}`));
     }
   }
-  const contention = manifest.probe.runs.map(({ args, ...run }) => ({ ...run, ...runProbe(path.join(KIT, manifest.probe.program), args) }));
+  const contention = runProbes(path.join(KIT, manifest.probe.program), manifest.probe.runs);
   console.log(`probe: ${contention.length} runs`);
   const results = { schema: SCHEMA, started: started.toISOString(), finished: new Date().toISOString(), quick: manifest.quick,
                     machine: describeMachine(), toolchain: manifest.toolchain, size_baseline_bytes: null, threads: manifest.threads,

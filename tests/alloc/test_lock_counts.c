@@ -28,6 +28,9 @@ static void measure_snapshot(void) {
   CHECK(snapshot_locks >= 1);
 }
 
+// Memory in runs that heaps hold: reserved, less the pool and large blocks.
+static uint64_t held_by_heaps(const ws_alloc_stats *s) { return s->bytes_reserved - s->bytes_pool_free - s->large_in_use; }
+
 // Pool lock acquisitions between two snapshots, less the second's own.
 static uint64_t pool_locks_between(const ws_alloc_stats *before, const ws_alloc_stats *after) {
   return after->pool_lock_acquisitions - before->pool_lock_acquisitions - snapshot_locks;
@@ -91,18 +94,18 @@ static void an_exiting_thread_gives_back_under_one_lock(void) {
   CHECK(pthread_create(&thread, NULL, fill_free_and_wait, NULL) == 0);
   pthread_barrier_wait(&step);
   ws_alloc_stats before = stats();
-  uint64_t held = before.bytes_reserved - before.bytes_pool_free - before.large_in_use;
+  uint64_t held = held_by_heaps(&before);
   pthread_barrier_wait(&step);
   pthread_join(thread, NULL);
   ws_alloc_stats after = stats();
   printf("an exiting thread gave back %llu bytes under %llu pool lock(s)\n",
-         (unsigned long long)(held - (after.bytes_reserved - after.bytes_pool_free - after.large_in_use)),
+         (unsigned long long)(held - held_by_heaps(&after)),
          (unsigned long long)pool_locks_between(&before, &after));
   // Where the runtime allocates thread stacks with malloc (Emscripten 4.x frees one as its
   // thread is joined), the stack, a large block, goes back under a lock of its own.
   uint64_t stacks_freed = after.large_in_use < before.large_in_use;
   CHECK(pool_locks_between(&before, &after) == 1 + stacks_freed);
-  CHECK(after.bytes_reserved - after.bytes_pool_free - after.large_in_use < held);  // it did give back
+  CHECK(held_by_heaps(&after) < held);  // it did give back
   pthread_barrier_destroy(&step);
 }
 
