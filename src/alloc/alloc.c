@@ -235,9 +235,10 @@ static ws_page *larger_class_run(ws_heap *heap, unsigned size_class, size_t alig
 // workload's time at 1 thread, so a heap looks every WS_SURPLUS_EVERY switches and keeps two
 // runs' worth of free blocks. In a class where it has kept other heaps' blocks since it last
 // looked (threads pass blocks to each other), its own runs fill with frees it does not need
-// while the other heaps grow: there it looks every WS_PASSED_SURPLUS_EVERY switches and keeps a
-// quarter of a run. That trades time for memory where threads pass blocks to each other only
-// (the figures: docs/decisions.md, "the allocator's measured choices").
+// while the other heaps grow: there it looks every WS_PASSED_SURPLUS_EVERY switches and keeps half
+// a run. That trades time for memory where threads pass blocks to each other only (the figures:
+// docs/decisions.md, "the allocator's measured choices" and "half a run kept where threads pass
+// blocks").
 static void look_for_surplus(ws_heap *heap, ws_page *serving) {
   unsigned size_class = serving->size_class;
   uint32_t kept = heap->kept[size_class].capacity;  // blocks ever put in (kept.c)

@@ -54,7 +54,7 @@
 #define WS_KEEP_MAX_BLOCKS 64                   // ...in bytes, and at most this many blocks
 #define WS_SURPLUS_EVERY 64                     // a class's run switches per look for surplus runs (a power of two)...
 #define WS_PASSED_SURPLUS_EVERY 8               // ...where threads pass blocks (a power of two)...
-#define WS_PASSED_RESERVE_SHARE 4               // ...keeping a quarter of a run's blocks (alloc.c)
+#define WS_PASSED_RESERVE_SHARE 2               // ...keeping half a run's blocks (alloc.c)
 #define WS_REJOIN_FULL_RUNS 16                  // in a class with this many full runs, a full run rejoins
 #define WS_REJOIN_SHARE 4                       // its class list only with 1/4 of its blocks back
 #define WS_HOLE_SPARING_PAGES 64                // memory grown to keep runs out of large blocks' holes, per large block
