@@ -3,7 +3,7 @@
 #   make bench        set up, build every benchmark program, run the suite, write the report
 #   make bench QUICK=1   the same with little work per run (what the tests use); THREADS=1,2,4,8,16 for more threads
 #   make bench-scaling   the Node-only scaling subset up to 16 threads, as a kit to carry (build/scaling-kit)
-#   make test         set up and run every test
+#   make test         set up and run every test (and again in the debug build: make test-debug)
 #   make programs     only build the benchmark programs
 #   make libs         only build the wasmscale libraries (Wasm and native)
 #   make install PREFIX=DIR   install the drivers, headers, libraries, pkg-config and CMake files
@@ -16,11 +16,17 @@ CC      := gcc
 export NODE_PATH ?= /usr/share/nodejs
 export EMCC
 NODE    := node
+# WS_DEBUG=1 or 2 (from the environment or the command line): the debug build, with the checks of
+# src/platform/debug.h compiled in. Its Wasm outputs get a folder of their own (tools/toolchain.py
+# adds -debugN), its native libraries build/debugN/lib/native.
+DEBUG_CFLAGS := $(if $(filter 1 2,$(WS_DEBUG)),-DWS_DEBUG=$(WS_DEBUG))
+export WS_DEBUG
+NATIVE_BUILD := $(BUILD)$(if $(DEBUG_CFLAGS),/debug$(WS_DEBUG))
 # Wasm outputs go to a folder of their toolchain's own (tools/toolchain.py: build/emscripten-VERSION),
 # so builds with two Emscripten releases never mix; native ones stay in build/. Before set-up has
 # installed emcc the folder is unknown; `test` and `bench` set up first and ask again.
 ifndef WASM_BUILD
-WASM_BUILD := $(BUILD)/$(or $(shell python3 tools/toolchain.py --emcc "$(EMCC)" folder 2>/dev/null),emscripten-unknown)
+WASM_BUILD := $(BUILD)/$(or $(shell WS_DEBUG="$(WS_DEBUG)" python3 tools/toolchain.py --emcc "$(EMCC)" folder 2>/dev/null),emscripten-unknown)
 endif
 EMAR    ?= $(patsubst %emcc,%emar,$(EMCC))
 
@@ -29,7 +35,7 @@ BENCH_CFLAGS := -O2 -pthread -sEXIT_RUNTIME=1 -sPTHREAD_POOL_SIZE=6 -sALLOW_MEMO
                 -Wno-pthreads-mem-growth
 BENCH_HARNESS := bench/src/harness.c bench/src/harness.h
 
-.PHONY: all setup libs wasm-libs programs scaling-programs bench bench-scaling test install mutation clean
+.PHONY: all setup libs wasm-libs programs scaling-programs bench bench-scaling test test-debug install mutation clean
 .DELETE_ON_ERROR:
 
 all: libs programs
@@ -56,14 +62,14 @@ $(9)/lib/$(2)/libwasmscale-$(1).a: $$(patsubst %.c,$(9)/obj/$(3)/%.o,$(8))
 endef
 
 # $(call alloc_library,VARIANT,COMPILER,ARCHIVER,FLAGS,PLATFORM_SOURCES,ROOT)
-alloc_library = $(call c_library,alloc,$(1),$(1),$(2),$(3),$(ALLOC_WARNINGS) $(4),$(ALLOC_HEADERS),$(ALLOC_SOURCES) $(5),$(6))
+alloc_library = $(call c_library,alloc,$(1),$(1),$(2),$(3),$(ALLOC_WARNINGS) $(DEBUG_CFLAGS) $(4),$(ALLOC_HEADERS),$(ALLOC_SOURCES) $(5),$(6))
 $(eval $(call alloc_library,wasm-mt,$(EMCC),$(EMAR),-O2 -pthread,$(WASM_PLATFORM),$(WASM_BUILD)))
 $(eval $(call alloc_library,wasm-st,$(EMCC),$(EMAR),-O2,$(WASM_PLATFORM),$(WASM_BUILD)))
 $(eval $(call alloc_library,wasm-mt-checked,$(EMCC),$(EMAR),-O2 -pthread -DWS_CHECKED=1,$(WASM_PLATFORM),$(WASM_BUILD)))
 $(eval $(call alloc_library,wasm-st-checked,$(EMCC),$(EMAR),-O2 -DWS_CHECKED=1,$(WASM_PLATFORM),$(WASM_BUILD)))
-$(eval $(call alloc_library,native,$(CC),ar,-O2 -g -pthread -fPIC,$(NATIVE_PLATFORM),$(BUILD)))
+$(eval $(call alloc_library,native,$(CC),ar,-O2 -g -pthread -fPIC,$(NATIVE_PLATFORM),$(NATIVE_BUILD)))
 
-$(BUILD)/lib/native/libwasmscale-alloc.so: $(patsubst %.c,$(BUILD)/obj/native/%.o,$(ALLOC_SOURCES) $(NATIVE_PLATFORM))
+$(NATIVE_BUILD)/lib/native/libwasmscale-alloc.so: $(patsubst %.c,$(NATIVE_BUILD)/obj/native/%.o,$(ALLOC_SOURCES) $(NATIVE_PLATFORM))
 	@mkdir -p $(@D)
 	@echo "build: $@"
 	@$(CC) -shared -pthread $^ -o $@
@@ -81,16 +87,16 @@ FS_NATIVE   := $(FS_CORE) src/platform/posix/prim.c src/platform/posix/host.c sr
 FS_WARNINGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
 
 # $(call fs_library,VARIANT,COMPILER,ARCHIVER,FLAGS,SOURCES,ROOT)
-fs_library = $(call c_library,fs,$(1),fs-$(1),$(2),$(3),$(FS_WARNINGS) $(4),$(FS_HEADERS),$(5),$(6))
+fs_library = $(call c_library,fs,$(1),fs-$(1),$(2),$(3),$(FS_WARNINGS) $(DEBUG_CFLAGS) $(4),$(FS_HEADERS),$(5),$(6))
 # In Wasm the file system is built for size: every call's time is mostly its work on paths,
 # nodes and the host, not instruction speed (the trade measured: docs/decisions.md, -Oz).
 $(eval $(call fs_library,wasm-mt,$(EMCC),$(EMAR),-Oz -pthread,$(FS_WASM),$(WASM_BUILD)))
 $(eval $(call fs_library,wasm-st,$(EMCC),$(EMAR),-Oz,$(FS_WASM),$(WASM_BUILD)))
-$(eval $(call fs_library,native,$(CC),ar,-O2 -g -pthread,$(FS_NATIVE),$(BUILD)))
+$(eval $(call fs_library,native,$(CC),ar,-O2 -g -pthread,$(FS_NATIVE),$(NATIVE_BUILD)))
 WASM_FS_LIBS := $(foreach v,wasm-mt wasm-st,$(WASM_BUILD)/lib/$(v)/libwasmscale-fs.a)
 
-libs: $(WASM_LIBS) $(WASM_FS_LIBS) $(BUILD)/lib/native/libwasmscale-fs.a $(BUILD)/lib/native/libwasmscale-alloc.a \
-      $(BUILD)/lib/native/libwasmscale-alloc.so
+libs: $(WASM_LIBS) $(WASM_FS_LIBS) $(NATIVE_BUILD)/lib/native/libwasmscale-fs.a $(NATIVE_BUILD)/lib/native/libwasmscale-alloc.a \
+      $(NATIVE_BUILD)/lib/native/libwasmscale-alloc.so
 wasm-libs: $(WASM_LIBS) $(WASM_FS_LIBS)
 
 # ----- install ----------------------------------------------------------------------------------
@@ -114,7 +120,7 @@ setup:
 # The runner's matrix names the programs: <workload>-<malloc>-<fs>-<where>.
 # (Empty before set-up has installed emcc: the recursive make that builds them asks again.)
 BENCH_PROGRAMS := $(shell $(NODE) bench/runner/matrix.mjs --programs 2>/dev/null)
-programs: $(BENCH_PROGRAMS:%=$(WASM_BUILD)/bench/%.js) $(BUILD)/bench/native-malloc $(BUILD)/lib/native/libwasmscale-alloc.so \
+programs: $(BENCH_PROGRAMS:%=$(WASM_BUILD)/bench/%.js) $(BUILD)/bench/native-malloc $(NATIVE_BUILD)/lib/native/libwasmscale-alloc.so \
           $(WASM_BUILD)/bench/size-baseline.wasm $(BUILD)/bench/contention-malloc
 
 # The malloc benchmark with a bump allocator: the report's zero for "code an allocator adds".
@@ -195,14 +201,29 @@ bench-scaling:
 	$(NODE) bench/runner/report.mjs $$(ls -t bench/results/scaling/scaling-*.json | head -1)
 scaling-programs: $(SCALING_PROGRAMS:%=$(WASM_BUILD)/bench/%.js) $(BUILD)/bench/contention-malloc
 
-# Every test, then the browser tests again in Firefox (their titles end "in Firefox").
+# Every test, then the browser tests again in Firefox (their titles end "in Firefox"), then the
+# suite once more in the debug build (WS_DEBUG=2: the checks and validators of
+# src/platform/debug.h), but for the two files that never reach its libraries: the benchmark's
+# (it measures the release build) and the mutation test's (it compiles its mutants itself).
+# TEST_DEBUG=0 leaves the debug pass out (.ci/run does for its second toolchain).
 BROWSER_TESTS := tests/fs.test.mjs tests/packaging.test.mjs tests/opfs.test.mjs tests/examples.test.mjs
 NODE_TEST := $(NODE) --test --test-concurrency=1 --test-timeout=1200000
+DEBUG_TESTS := $(filter-out tests/bench.test.mjs tests/mutation.test.mjs,$(wildcard tests/*.test.mjs))
+TEST_DEBUG ?= 1
 test:
 	@scripts/setup.sh
 	@$(MAKE) --no-print-directory libs programs
 	$(NODE_TEST) tests/
 	WASMSCALE_BROWSER=firefox $(NODE_TEST) --test-name-pattern="in Firefox" $(BROWSER_TESTS)
+ifeq ($(TEST_DEBUG),1)
+	@$(MAKE) --no-print-directory test-debug
+endif
+
+test-debug:
+	@scripts/setup.sh
+	@echo "test: the suite in the debug build (WS_DEBUG=2), but for tests/bench.test.mjs and tests/mutation.test.mjs"
+	@WS_DEBUG=2 $(MAKE) --no-print-directory libs
+	WS_DEBUG=2 $(NODE_TEST) $(DEBUG_TESTS)
 
 # Mutants of the files where bugs cost most, each run against the tests that cover its file
 # (tools/mutation.py); the report goes to build/mutation/report.md.

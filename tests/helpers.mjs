@@ -10,6 +10,13 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const DRIVER = path.join(ROOT, 'bin', 'wasmscale-cc');
 export const CXX_DRIVER = path.join(ROOT, 'bin', 'wasmscale-c++');  // the same driver through em++
 
+// WS_DEBUG=1 or 2: the suite runs against the debug build (src/platform/debug.h). The driver and
+// make pick its libraries by the same variable; sources a test compiles itself get DEBUG_FLAGS,
+// and native libraries come from NATIVE_LIBRARIES.
+export const DEBUG_LEVEL = ['1', '2'].includes(process.env.WS_DEBUG) ? Number(process.env.WS_DEBUG) : 0;
+export const DEBUG_FLAGS = DEBUG_LEVEL ? [`-DWS_DEBUG=${DEBUG_LEVEL}`] : [];
+export const NATIVE_LIBRARIES = path.join(ROOT, 'build', ...(DEBUG_LEVEL ? [`debug${DEBUG_LEVEL}`] : []), 'lib', 'native');
+
 // Long enough for the slowest program the suites run (libFuzzer, sanitized stress tests).
 const RUN_TIMEOUT_MS = 300_000;
 

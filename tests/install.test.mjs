@@ -73,7 +73,7 @@ before(() => {
 });
 
 test('make install puts the drivers, headers, every variant of both libraries, pkg-config and CMake files', () => {
-  const release = path.join(prefix, 'lib', 'wasmscale', toolchain().folder);
+  const release = path.join(prefix, 'lib', 'wasmscale', toolchain().release);
   const expected = ['bin/wasmscale-cc', 'bin/wasmscale-c++', 'include/wasmscale/alloc.h', 'include/wasmscale/fs.h',
     'lib/cmake/wasmscale/wasmscale-config.cmake', 'lib/cmake/wasmscale/wasmscale-config-version.cmake',
     'lib/cmake/wasmscale/wasmscale-toolchain.cmake',
@@ -112,7 +112,7 @@ test('the installed driver builds and runs a multithreaded program, writing noth
 });
 
 test('an installed driver asked for a release it has no libraries for names the release and what is installed', () => {
-  fs.rmSync(path.join(prefix, 'lib', 'wasmscale', toolchain().folder), { recursive: true });
+  fs.rmSync(path.join(prefix, 'lib', 'wasmscale', toolchain().release), { recursive: true });
   try {
     const result = run(path.join(prefix, 'bin', 'wasmscale-cc'), [APP, '-o', path.join(scratch, 'never.js')], { env: userEnv() });
     assert.equal(result.status, 2, result.stderr);
@@ -130,7 +130,7 @@ function reinstall() {
     for (const kind of ['alloc', 'fs']) {
       const from = path.join(ROOT, 'build', toolchain().folder, 'lib', variant, `libwasmscale-${kind}.a`);
       if (kind === 'fs' && variant.endsWith('-checked')) continue;
-      const to = path.join(prefix, 'lib', 'wasmscale', toolchain().folder, variant, `libwasmscale-${kind}.a`);
+      const to = path.join(prefix, 'lib', 'wasmscale', toolchain().release, variant, `libwasmscale-${kind}.a`);
       fs.mkdirSync(path.dirname(to), { recursive: true });
       fs.copyFileSync(from, to);
     }
@@ -185,7 +185,7 @@ test('CMake: a variant that does not exist, or is not installed, fails find_pack
   const unknown = cmakeProject('cmake-unknown', FIND_PACKAGE('mt-fast'), [packageDir]);
   assert.notEqual(unknown.status, 0);
   assert.match(oneLine(unknown), /unknown WASMSCALE_VARIANT 'mt-fast': expected one of mt, st, mt-checked, st-checked/);
-  const library = path.join(prefix, 'lib', 'wasmscale', toolchain().folder, 'wasm-st-checked', 'libwasmscale-alloc.a');
+  const library = path.join(prefix, 'lib', 'wasmscale', toolchain().release, 'wasm-st-checked', 'libwasmscale-alloc.a');
   fs.rmSync(library);
   try {
     const missing = cmakeProject('cmake-missing', FIND_PACKAGE('st-checked'), [packageDir]);

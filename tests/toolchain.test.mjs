@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { toolchain, wasmBuildDir } from '../tools/toolchain.mjs';
-import { DRIVER, ROOT, run } from './helpers.mjs';
+import { DEBUG_LEVEL, DRIVER, ROOT, run } from './helpers.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-toolchain-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -41,7 +41,7 @@ test('an emcc the driver cannot use is named in one line, with status 2', () => 
 
 test('each release builds its libraries and peers in its own folder, build/emscripten-VERSION', () => {
   const { version, folder } = toolchain();
-  assert.equal(folder, `emscripten-${version}`);
+  assert.equal(folder, `emscripten-${version}${DEBUG_LEVEL ? `-debug${DEBUG_LEVEL}` : ''}`);
   const result = run(DRIVER, ['--print-command', '-pthread', 'x.c']);
   assert.equal(result.status, 0, result.stderr);
   for (const library of ['libwasmscale-alloc.a', 'libwasmscale-fs.a']) {

@@ -292,7 +292,7 @@ def main(argv):
     with open(os.path.join(ROOT, "package.json")) as package:
         version = json.load(package)["version"]
     dest = (args.destdir.rstrip("/") + args.prefix) if args.destdir else args.prefix
-    install_libraries(dest, os.path.join(args.build, toolchain["folder"], "lib"), toolchain["folder"])
+    install_libraries(dest, os.path.join(args.build, toolchain["folder"], "lib"), toolchain["release"])
     install_driver(dest)
     install_pkgconfig(dest, version, toolchain["version"])
     install_cmake(dest, version)

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 let known;
 
-// { emcc, version, folder, mimalloc, worker_js, wasmfs_backends }; throws with tools/toolchain.py's one line.
+// { emcc, version, folder, release, mimalloc, worker_js, wasmfs_backends }; throws with tools/toolchain.py's one line.
 export function toolchain() {
   if (!known) {
     try {

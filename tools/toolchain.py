@@ -10,6 +10,7 @@ test compares them with what the library defines) and adding its row here.
 
 As a program, for the Makefile and the Node scripts:
     toolchain.py [--emcc EMCC] folder    the folder, under build/, for that emcc's outputs
+                                         (with WS_DEBUG=1 or 2 set: its debug build's own)
     toolchain.py [--emcc EMCC] json      what the table says of it, as JSON
 EMCC defaults to $EMCC, then emcc on PATH. Exit status 2 with one line on stderr when that emcc
 cannot be used.
@@ -79,7 +80,17 @@ def identify(emcc=None):
     if name not in RELEASES:
         raise ToolchainError(f"{path} is Emscripten {name}, whose syscall ABI wasmscale has not been checked "
                              f"against (known: {', '.join(RELEASES)}); see tools/toolchain.py to add it")
-    return dict(RELEASES[name], emcc=path, version=name, folder=f"emscripten-{name}")
+    # folder: the build tree's, per release and debug level; release: an installed prefix's, per
+    # release (the debug build installs in place of the release build).
+    return dict(RELEASES[name], emcc=path, version=name, folder=f"emscripten-{name}{debug_suffix()}",
+                release=f"emscripten-{name}")
+
+
+def debug_suffix():
+    """'-debugN' when WS_DEBUG=N (1 or 2) asks for the debug build (src/platform/debug.h), whose
+    libraries and programs must never mix with the release build's; else ''."""
+    level = os.environ.get("WS_DEBUG", "")
+    return f"-debug{level}" if level in ("1", "2") else ""
 
 
 def build_dir(toolchain):

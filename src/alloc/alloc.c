@@ -249,6 +249,7 @@ static void look_for_surplus(ws_heap *heap, ws_page *serving) {
 }
 
 void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) {
+  ws_validate_heap_class(heap, size_class);
   _ws_collect_delayed(heap);
   ws_page *run = heap->avail[size_class];
   while (run != &_ws_empty_run && run != NULL) {

@@ -115,6 +115,7 @@ void _ws_run_collect(ws_page *run) {
     list = next;
     count++;
   }
+  ws_assert(count <= run->used);
   WS_COUNTER_SUB(run->used, count);  // counted as frees at the run's next fold (stats.c)
 }
 

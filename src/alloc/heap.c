@@ -66,6 +66,7 @@ void _ws_heap_builtin_unlock(void) { ws_prim_lock_release(&builtin_lock); }
 // hand runs with free blocks to the heaps still running (orphan.c). Full runs stay, for the
 // thread that adopts this heap; those with blocks back (too few to have rejoined) go first.
 static void tidy(ws_heap *heap) {
+  ws_validate_heap(heap);
   _ws_return_kept(heap);
   _ws_collect_delayed(heap);
   ws_page *emptied = NULL;  // given back together, under one pool lock, with the spares

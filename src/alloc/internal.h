@@ -392,6 +392,7 @@ static inline bool ws_owner_is(const ws_page *run, const ws_heap *heap) {
 // now empty) are out of line.
 void _ws_free_local_rare(ws_heap *heap, ws_page *run);
 static inline void _ws_free_local(ws_heap *heap, ws_page *run, ws_block *block) {
+  ws_assert(run->kind == WS_PAGE_RUN && ws_owner_is(run, heap) && run->used > 0);
   block->next = run->free;
   run->free = block;
   WS_COUNTER_SUB(run->used, 1);
@@ -399,6 +400,16 @@ static inline void _ws_free_local(ws_heap *heap, ws_page *run, ws_block *block) 
 }
 
 void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment);
+// Debug builds (WS_DEBUG=2): the heap's lists for one class, or for all, checked (validate.c).
+#if WS_DEBUG >= 2
+void _ws_heap_validate_class(const ws_heap *heap, unsigned size_class);
+void _ws_heap_validate(const ws_heap *heap);
+#define ws_validate_heap_class(heap, size_class) _ws_heap_validate_class(heap, size_class)
+#define ws_validate_heap(heap) _ws_heap_validate(heap)
+#else
+#define ws_validate_heap_class(heap, size_class) ((void)0)
+#define ws_validate_heap(heap) ((void)0)
+#endif
 void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size);
 void _ws_free_in(ws_heap *heap, void *p);         // heap: the caller's heap (may be NULL)
 void _ws_list_remove(ws_heap *heap, ws_page *run);

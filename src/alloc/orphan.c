@@ -29,6 +29,7 @@ ws_heap _ws_orphanage;
 
 // Caller holds orphan_lock: a load and a store, not a read-modify-write.
 static void count_orphans(int change) {
+  ws_assert(ws_prim_lock_held(&orphan_lock));
   uint32_t now = atomic_load_explicit(&orphan_count, memory_order_relaxed);
   atomic_store_explicit(&orphan_count, now + (uint32_t)change, memory_order_relaxed);
 }

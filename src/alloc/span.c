@@ -29,7 +29,15 @@ static void lock_pool(void) {
   if (contended) lock_contended++;
 }
 
-static void unlock_pool(void) { ws_prim_lock_release(&pool_lock); }
+static void validate_pool_locked(void);
+
+static void unlock_pool(void) {
+  validate_pool_locked();
+  ws_prim_lock_release(&pool_lock);
+}
+
+// Functions named *_locked, and the bins' and marks' helpers, run under the pool lock.
+#define ASSERT_LOCKED() ws_assert(ws_prim_lock_held(&pool_lock))
 
 // ----- bins ----------------------------------------------------------------------------------
 
@@ -40,6 +48,7 @@ static size_t bin_of(size_t pages) { return pages < WS_SPAN_BINS ? pages : WS_SP
 static _Atomic size_t free_pages;
 
 static void count_free(size_t pages, bool in) {
+  ASSERT_LOCKED();
   size_t now = atomic_load_explicit(&free_pages, memory_order_relaxed);
   atomic_store_explicit(&free_pages, in ? now + pages : now - pages, memory_order_relaxed);
 }
@@ -54,9 +63,46 @@ static void bin_remove(ws_page *head) {
   count_free(head->pages, false);
 }
 
+// ----- validation (debug builds) -------------------------------------------------------------
+
+#if WS_DEBUG >= 2
+// Every free span sits in the bin of its length, marked free at its head and tail (mark_free),
+// linked both ways, and the bins' pages add up to free_pages.
+static void validate_pool_locked(void) {
+  ASSERT_LOCKED();
+  size_t total = 0;
+  for (size_t bin = 1; bin <= WS_SPAN_BINS; bin++) {
+    ws_page *previous = NULL;
+    for (ws_page *span = bins[bin]; span != NULL; previous = span, span = span->next) {
+      ws_assert(span->prev == previous);
+      ws_assert(span->kind == WS_PAGE_FREE && span->head == span && span->pages > 0);
+      ws_assert(bin_of(span->pages) == bin);
+      ws_page *tail = ws_page_at_index(span->index + span->pages - 1);
+      ws_assert(tail != NULL && tail->kind == WS_PAGE_FREE && tail->head == span && tail->pages == span->pages);
+      total += span->pages;
+    }
+  }
+  ws_assert(total == atomic_load_explicit(&free_pages, memory_order_relaxed));
+}
+
+// A run or large block coming back: its head is marked as one (mark_used) and every other page
+// of it names that head in the page map.
+static void validate_span_in_use(const ws_page *head) {
+  ws_assert(head->head == head && (head->kind == WS_PAGE_RUN || head->kind == WS_PAGE_LARGE) && head->pages > 0);
+  for (size_t i = 1; i < head->pages; i++) {
+    const ws_page *page = ws_page_at_index(head->index + i);
+    ws_assert(page != NULL && page->head == head && page->kind == WS_PAGE_INTERIOR);
+  }
+}
+#else
+static void validate_pool_locked(void) {}
+static void validate_span_in_use(const ws_page *head) { (void)head; }
+#endif
+
 // ----- marking -------------------------------------------------------------------------------
 
 static void mark_free(ws_page *head, size_t pages) {
+  ASSERT_LOCKED();
   head->kind = WS_PAGE_FREE;
   head->head = head;
   head->pages = (uint32_t)pages;
@@ -67,6 +113,7 @@ static void mark_free(ws_page *head, size_t pages) {
 }
 
 static void mark_used(ws_page *head, size_t pages, ws_page_kind kind) {
+  ASSERT_LOCKED();
   head->head = head;
   head->pages = (uint32_t)pages;
   head->kind = (uint8_t)kind;
@@ -162,6 +209,7 @@ static ws_page *hole_fit_locked(size_t pages, size_t alignment, size_t *lead) {
 // become a hole. Every released page is marked, hole or not: a run's head keeps its capacity and
 // use count in the same fields, which would otherwise read as a hole once the page is free.
 static void release_locked(ws_page *head, size_t pages) {
+  ASSERT_LOCKED();
   bool large = head->kind == WS_PAGE_LARGE && pages >= WS_SPAN_BINS;
   mark_hole(head->index, pages, large ? head->index : 0, large ? (uint32_t)pages : 0);
   if (large) live_holes++;
@@ -214,6 +262,7 @@ static size_t free_pages_at_top(void) {
 // page of a hole (above) while the sparing lasts,
 // and a large block of the last bin's size takes the smallest hole it fits before anything else.
 static ws_page *find_locked(size_t pages, size_t alignment, size_t last_bin, ws_page_kind kind, size_t *lead) {
+  ASSERT_LOCKED();
   if (kind == WS_PAGE_LARGE && pages >= WS_SPAN_BINS && last_bin == WS_SPAN_BINS) {
     ws_page *span = hole_fit_locked(pages, alignment, lead);
     if (span != NULL) return span;
@@ -286,6 +335,7 @@ static void *map_pages_locked(size_t bytes) {
 // free: only what the free pages at the top lack (as dlmalloc extends its top chunk), so a
 // request that nearly fits at the top does not grow the heap by its whole size.
 static bool grow_locked(size_t pages) {
+  ASSERT_LOCKED();
   if (_ws_window_base == 0) _ws_window_base = ws_prim_window_base();
   for (int attempt = 0; attempt < 4; attempt++) {
     size_t at_top = free_pages_at_top();
@@ -345,6 +395,7 @@ ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_sp
 
 void _ws_span_free(ws_page *head) {
   lock_pool();
+  validate_span_in_use(head);
   if (head->kind == WS_PAGE_LARGE) large_in_use -= (uint64_t)head->pages * WS_PAGE_SIZE;
   release_locked(head, head->pages);
   unlock_pool();
@@ -356,6 +407,7 @@ void _ws_span_free_runs(ws_page *first) {
   for (ws_page *run = first, *next; run != NULL; run = next) {
     next = run->next;
     run->next = NULL;
+    validate_span_in_use(run);
     release_locked(run, run->pages);
   }
   unlock_pool();

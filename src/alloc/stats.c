@@ -15,6 +15,7 @@ static uint64_t frees_since_fold(const ws_page *run) {
 }
 
 void _ws_run_fold_counts(ws_heap *heap, ws_page *run) {
+  ws_assert(ws_is_stand_in(run) || ws_owner_is(run, heap));
   WS_COUNTER_ADD(heap->class_frees[run->size_class], frees_since_fold(run));
   WS_COUNTER_ADD(heap->class_allocations[run->size_class], run->allocations);
   WS_COUNTER_SUB(run->allocations, run->allocations);

@@ -1,6 +1,8 @@
 // The one choke point between the core and the backends: every backend operation is called
 // through these wrappers, so a test can make any of them fail (ws_fs_inject_failure) and
-// check that the error reaches the caller and that nothing already written is lost.
+// check that the error reaches the caller and that nothing already written is lost. Debug
+// builds check here that the core holds the locks struct ws_fs_backend says each method is
+// called with (HELD: shared or exclusive; WRITTEN: exclusive, by the caller).
 #include <errno.h>
 #include <pthread.h>
 
@@ -40,6 +42,9 @@ static int fault(ws_fs_op op) {
   return error;
 }
 
+#define HELD(node) ws_rwlock_assert_held(&(node)->lock)
+#define WRITTEN(node) ws_rwlock_assert_written(&(node)->lock)
+
 #define CALL(op, node, method, ...)                                          \
   do {                                                                       \
     int injected_ = fault(op);                                               \
@@ -49,37 +54,46 @@ static int fault(ws_fs_op op) {
   } while (0)
 
 int ws_b_lookup(ws_node *dir, const char *name, size_t length, ws_node **child) {
+  HELD(dir);
   CALL(WS_FS_OP_LOOKUP, dir, lookup, dir, name, length, child);
 }
 
 int ws_b_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target, ws_node **child) {
+  WRITTEN(dir);
   CALL(WS_FS_OP_CREATE, dir, create, dir, name, length, mode, target, child);
 }
 
 int ws_b_create_lazy(ws_node *dir, const char *name, size_t length, uint32_t mode, const ws_lazy_source *source,
                      ws_node **child) {
+  WRITTEN(dir);
   CALL(WS_FS_OP_CREATE, dir, create_lazy, dir, name, length, mode, source, child);
 }
 
 int ws_b_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
               size_t from_length) {
+  WRITTEN(dir);
   CALL(WS_FS_OP_LINK, dir, link, dir, name, length, node, from_dir, from, from_length);
 }
 
 int ws_b_unlink(ws_node *dir, const char *name, size_t length) {
+  WRITTEN(dir);
   CALL(WS_FS_OP_UNLINK, dir, unlink, dir, name, length);
 }
 
 int ws_b_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
                 size_t to_length) {
+  WRITTEN(from_dir);
+  WRITTEN(to_dir);
   CALL(WS_FS_OP_RENAME, from_dir, rename, from_dir, from, from_length, to_dir, to, to_length);
 }
 
 int ws_b_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next) {
+  HELD(dir);
   CALL(WS_FS_OP_READDIR, dir, readdir, dir, cookie, entry, next);
 }
 
 int ws_b_readlink(ws_node *link, char *buffer, size_t size) {
+  HELD(link);
   CALL(WS_FS_OP_READ, link, readlink, link, buffer, size);
 }
 
@@ -90,18 +104,27 @@ int ws_b_open(ws_node *node, int flags) {
 }
 
 int64_t ws_b_read(ws_node *file, void *buffer, size_t length, uint64_t offset) {
+  HELD(file);
   CALL(WS_FS_OP_READ, file, read, file, buffer, length, offset);
 }
 
 int64_t ws_b_write(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
+  WRITTEN(file);
   CALL(WS_FS_OP_WRITE, file, write, file, buffer, length, offset);
 }
 
-int ws_b_truncate(ws_node *file, uint64_t size) { CALL(WS_FS_OP_TRUNCATE, file, truncate, file, size); }
+int ws_b_truncate(ws_node *file, uint64_t size) {
+  WRITTEN(file);
+  CALL(WS_FS_OP_TRUNCATE, file, truncate, file, size);
+}
 
-int ws_b_sync(ws_node *file) { CALL(WS_FS_OP_SYNC, file, sync, file); }
+int ws_b_sync(ws_node *file) {
+  WRITTEN(file);
+  CALL(WS_FS_OP_SYNC, file, sync, file);
+}
 
 int ws_b_allocate(ws_node *file, uint64_t offset, uint64_t length) {
+  WRITTEN(file);
   CALL(WS_FS_OP_WRITE, file, allocate, file, offset, length);
 }
 
@@ -112,6 +135,7 @@ static const ws_fs_backend *attribute_keeper(const ws_node *node) {
 }
 
 int ws_b_set_mode(ws_node *node, uint32_t mode) {
+  WRITTEN(node);
   int injected = fault(WS_FS_OP_SET_ATTRIBUTES);
   if (injected != 0) return injected;
   const ws_fs_backend *backend = attribute_keeper(node);
@@ -119,6 +143,7 @@ int ws_b_set_mode(ws_node *node, uint32_t mode) {
 }
 
 int ws_b_set_times(ws_node *node, const struct timespec times[2]) {
+  WRITTEN(node);
   int injected = fault(WS_FS_OP_SET_ATTRIBUTES);
   if (injected != 0) return injected;
   const ws_fs_backend *backend = attribute_keeper(node);

@@ -36,12 +36,15 @@ int ws_devices_create(ws_node *dev_dir) {
       {"random", WS_DEV_URANDOM, 0444}, {"stdin", WS_DEV_STDIN, 0444},  {"stdout", WS_DEV_STDOUT, 0222},
       {"stderr", WS_DEV_STDERR, 0222}, {"tty", WS_DEV_STDOUT, 0666},
   };
+  int error = 0;
+  ws_rwlock_write(&dev_dir->lock);
   for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
     ws_node *node;
-    int error = ws_b_create(dev_dir, devices[i].name, strlen(devices[i].name), S_IFCHR | devices[i].mode, NULL, &node);
-    if (error != 0) return error;
+    error = ws_b_create(dev_dir, devices[i].name, strlen(devices[i].name), S_IFCHR | devices[i].mode, NULL, &node);
+    if (error != 0) break;
     node->device = devices[i].device;
     ws_node_unref(node);
   }
-  return 0;
+  ws_rwlock_unlock(&dev_dir->lock);
+  return error;
 }

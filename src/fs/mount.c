@@ -44,14 +44,20 @@ static _Thread_local bool building;  // build_root opens files: its own calls mu
 // a directory of that name (a host /tmp is the host's; the devices are always the program's).
 // NULL when memory is short.
 static ws_node *make_system_dir(const char *name, uint32_t mode, bool host_may_provide) {
-  ws_node *dir = NULL;
+  ws_node *dir = NULL, *root = root_mount.root;
+  // (No other thread can see the root yet; the locks are the backends' contract all the same.)
   if (root_mount.backend == ws_fs_memory_backend()) {
-    ws_b_create(root_mount.root, name, strlen(name), S_IFDIR | mode, NULL, &dir);
+    ws_rwlock_write(&root->lock);
+    ws_b_create(root, name, strlen(name), S_IFDIR | mode, NULL, &dir);
+    ws_rwlock_unlock(&root->lock);
     return dir;
   }
-  if (host_may_provide && ws_b_lookup(root_mount.root, name, strlen(name), &dir) == 0) {
-    if (ws_is_dir(dir)) return dir;
-    ws_node_unref(dir);  // not a directory: hidden by the graft
+  if (host_may_provide) {
+    ws_rwlock_read(&root->lock);
+    int error = ws_b_lookup(root, name, strlen(name), &dir);
+    ws_rwlock_unlock(&root->lock);
+    if (error == 0 && ws_is_dir(dir)) return dir;
+    if (error == 0) ws_node_unref(dir);  // not a directory: hidden by the graft
   }
   ws_mount *graft = &grafts[graft_count];
   graft->backend = ws_fs_memory_backend();

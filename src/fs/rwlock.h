@@ -18,12 +18,31 @@
 
 typedef struct ws_rwlock {
   _Atomic unsigned word;
+#if WS_DEBUG >= 1
+  _Atomic uintptr_t writer;  // ws_debug_self() of the exclusive holder, 0 when none
+#endif
 } ws_rwlock;
 
 #define WS_RWLOCK_INIT {0}
 #define WS_RW_WRITER 0x40000000u
 #define WS_RW_WAITING 0x80000000u
 #define WS_RW_SPINS 100
+#define WS_RW_READERS 0x3fffffffu
+
+// Debug builds: the lock is held, shared or exclusively, by some thread (which one, a shared
+// lock does not record)...
+#define ws_rwlock_assert_held(lock) ws_assert(ws_rwlock_is_held(lock))
+// ...and held exclusively by the calling thread.
+#define ws_rwlock_assert_written(lock) ws_assert(ws_rwlock_is_written_by_caller(lock))
+#if WS_DEBUG >= 1
+static inline bool ws_rwlock_is_held(ws_rwlock *lock) {
+  return (atomic_load_explicit(&lock->word, memory_order_relaxed) & (WS_RW_WRITER | WS_RW_READERS)) != 0;
+}
+
+static inline bool ws_rwlock_is_written_by_caller(ws_rwlock *lock) {
+  return atomic_load_explicit(&lock->writer, memory_order_relaxed) == ws_debug_self();
+}
+#endif
 
 // The slow path of any lock kept in a word with these bit meanings (the rwlock; a file
 // description's position, in its reference count): `free_if` says which bits must be clear to
@@ -71,17 +90,23 @@ static inline void ws_rwlock_read(ws_rwlock *lock) {
 // Exclusive: no readers, no writer.
 static inline void ws_rwlock_write(ws_rwlock *lock) {
   unsigned word = 0;
-  if (atomic_compare_exchange_weak_explicit(&lock->word, &word, WS_RW_WRITER, memory_order_acquire,
-                                            memory_order_relaxed)) {
-    return;
+  if (!atomic_compare_exchange_weak_explicit(&lock->word, &word, WS_RW_WRITER, memory_order_acquire,
+                                             memory_order_relaxed)) {
+    ws_lockword_acquire_slow(&lock->word, ~WS_RW_WAITING, WS_RW_WRITER);
   }
-  ws_lockword_acquire_slow(&lock->word, ~WS_RW_WAITING, WS_RW_WRITER);
+#if WS_DEBUG >= 1
+  atomic_store_explicit(&lock->writer, ws_debug_self(), memory_order_relaxed);
+#endif
 }
 
 // Either side: a holder that finds WS_RW_WRITER set is the writer.
 static inline void ws_rwlock_unlock(ws_rwlock *lock) {
   unsigned word = atomic_load_explicit(&lock->word, memory_order_relaxed);
   if (word & WS_RW_WRITER) {
+    ws_rwlock_assert_written(lock);
+#if WS_DEBUG >= 1
+    atomic_store_explicit(&lock->writer, 0, memory_order_relaxed);
+#endif
     if (atomic_exchange_explicit(&lock->word, 0, memory_order_release) & WS_RW_WAITING) {
       ws_prim_wake_all(&lock->word);
     }

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,7 +14,8 @@
 #include "platform.h"
 
 #ifdef __EMSCRIPTEN__
-#include <emscripten/heap.h>  // emscripten_get_sbrk_ptr
+#include <emscripten/console.h>  // emscripten_console_error
+#include <emscripten/heap.h>     // emscripten_get_sbrk_ptr
 #endif
 
 typedef void (*exit_fn)(void *);
@@ -51,6 +53,19 @@ void ws_prim_write_error(const char *message) {
 }
 
 void ws_prim_abort(void) { abort(); }
+
+_Noreturn void ws_debug_fail(const char *condition, const char *file, int line) {
+  char message[400];
+  snprintf(message, sizeof message, "wasmscale: internal check failed: %s (%s:%d)\n", condition, file, line);
+#ifdef __EMSCRIPTEN__
+  // Straight to the JS console: a check that fails inside the file system (its start-up, a
+  // lock held) could not write through it.
+  emscripten_console_error(message);
+#else
+  ws_prim_write_error(message);
+#endif
+  abort();
+}
 
 int ws_prim_random(void *buffer, size_t length) {
   for (size_t done = 0; done < length;) {

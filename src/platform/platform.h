@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "debug.h"
+
 // ----- memory ------------------------------------------------------------------------------
 // All memory the platform hands out lies in one window of at most 4 GiB starting here
 // (0 in Wasm, where the window is all of linear memory).
@@ -184,27 +186,46 @@ _Noreturn void ws_prim_abort(void);
 // ----- a small lock for slow paths ----------------------------------------------------------
 typedef struct ws_prim_lock {
   _Atomic int held;
+#if WS_DEBUG >= 1
+  _Atomic uintptr_t holder;  // ws_debug_self() of the thread holding it, 0 when free
+#endif
 } ws_prim_lock;
 
 #define WS_PRIM_LOCK_INIT {0}
 
-// Returns true if the lock was busy on the first try (for contention statistics).
+// Whether the calling thread holds the lock (debug builds: for ws_assert).
+#if WS_DEBUG >= 1
+static inline bool ws_prim_lock_held(ws_prim_lock *lock) {
+  return atomic_load_explicit(&lock->holder, memory_order_relaxed) == ws_debug_self();
+}
+#endif
+
+// Returns true if the lock was busy on the first try (for contention statistics). Not
+// recursive: a thread that takes a lock it holds waits forever (debug builds stop instead).
 static inline bool ws_prim_lock_acquire(ws_prim_lock *lock) {
-  if (atomic_exchange_explicit(&lock->held, 1, memory_order_acquire) == 0) return false;
-  unsigned spins = 0;
-  for (;;) {
+  ws_assert(!ws_prim_lock_held(lock));
+  bool contended = atomic_exchange_explicit(&lock->held, 1, memory_order_acquire) != 0;
+  for (unsigned spins = 0; contended;) {
     if (atomic_load_explicit(&lock->held, memory_order_relaxed) == 0 &&
         atomic_exchange_explicit(&lock->held, 1, memory_order_acquire) == 0) {
-      return true;
+      break;
     }
     if (++spins > 64) {
       ws_prim_wait(&lock->held, 1);
       spins = 0;
     }
   }
+#if WS_DEBUG >= 1
+  atomic_store_explicit(&lock->holder, ws_debug_self(), memory_order_relaxed);
+#endif
+  return contended;
 }
 
 static inline void ws_prim_lock_release(ws_prim_lock *lock) {
+  ws_assert(ws_prim_lock_held(lock));
+#if WS_DEBUG >= 1
+  atomic_store_explicit(&lock->holder, 0, memory_order_relaxed);
+#endif
   atomic_store_explicit(&lock->held, 0, memory_order_release);
 }
 

@@ -8,7 +8,7 @@
 //   - runs spare holes until WS_HOLE_SPARING_PAGES pages have been grown for that, and no longer,
 //     and again after a large block of the last bin's size or more;
 //   - a large block of the last bin's size with no hole to take comes from the smallest free
-//     span that holds it, the lowest of equal ones;
+//     span that holds it, the lowest of equal ones, in whichever order they were freed;
 //   - a large block takes the smallest hole it fits, also where two holes lie in one free span;
 //   - realloc grows a large block in place by exactly the pages the new size needs, also to more
 //     than twice its size, and never into memory trimmed away;
@@ -185,14 +185,16 @@ static void last_bin_best_fit(void) {
   CHECK(address(block) == high_address);
   empty_pool((ws_page *[]){block, keep, keep_top}, 3);
 
-  ws_page *first = take(70, WS_PAGE_RUN), *keep_a = take(1, WS_PAGE_LARGE), *second = take(70, WS_PAGE_RUN);
-  ws_page *keep_b = take(1, WS_PAGE_LARGE);
-  uintptr_t first_address = address(first);
-  _ws_span_free(first);
-  _ws_span_free(second);  // first in its bin's list now
-  block = take(65, WS_PAGE_LARGE);
-  CHECK(address(block) == first_address);
-  empty_pool((ws_page *[]){block, keep_a, keep_b}, 3);
+  for (int lower_freed_first = 1; lower_freed_first >= 0; lower_freed_first--) {
+    ws_page *first = take(70, WS_PAGE_RUN), *keep_a = take(1, WS_PAGE_LARGE), *second = take(70, WS_PAGE_RUN);
+    ws_page *keep_b = take(1, WS_PAGE_LARGE);
+    uintptr_t first_address = address(first);
+    _ws_span_free(lower_freed_first ? first : second);
+    _ws_span_free(lower_freed_first ? second : first);  // the one freed last is first in its bin's list
+    block = take(65, WS_PAGE_LARGE);
+    CHECK(address(block) == first_address);
+    empty_pool((ws_page *[]){block, keep_a, keep_b}, 3);
+  }
 }
 
 static void two_holes_in_one_span(void) {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DRIVER, ROOT, run } from '../helpers.mjs';
+import { DEBUG_FLAGS, DRIVER, ROOT, run } from '../helpers.mjs';
 
 const source = (name) => path.join(ROOT, 'tests', 'fs', `${name}.c`);
 const CORE_SOURCES = [
@@ -12,7 +12,7 @@ const CORE_SOURCES = [
     .filter((f) => f.endsWith('.c')).map((f) => path.join(ROOT, dir, f))),
   ...['common.c', 'posix/prim.c', 'posix/host.c', 'posix/fetch.c'].map((f) => path.join(ROOT, 'src/platform', f)),
 ];
-const C_FLAGS = ['-O1', '-g', '-pthread', '-D_GNU_SOURCE', '-Wno-unused-function', '-I' + path.join(ROOT, 'include')];
+const C_FLAGS = ['-O1', '-g', '-pthread', '-D_GNU_SOURCE', '-Wno-unused-function', '-I' + path.join(ROOT, 'include'), ...DEBUG_FLAGS];
 const WASM_FLAGS = ['-O2', '-pthread', '-sPROXY_TO_PTHREAD', '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=6',
   '-sALLOW_MEMORY_GROWTH=1', '-Wno-pthreads-mem-growth', '-Wno-unused-function'];
 

@@ -16,6 +16,38 @@ static uint32_t hash_name(const char *name, size_t length) {
   return hash;
 }
 
+#if WS_DEBUG >= 2
+// The debug build's validator, after every change: each live slot's entry has its name's hash
+// and a node, and the index finds it at its slot; freed slots are empty; the index holds as many
+// entries as there are live slots, and counts its tombstones in index_used.
+static int64_t find_position(const mem_dir *dir, const char *name, size_t length, uint32_t hash);
+
+static void validate(const mem_dir *dir) {
+  uint32_t live = 0;
+  for (uint32_t slot = 0; slot < dir->slot_count; slot++) {
+    const mem_entry *entry = dir->slots[slot];
+    if (entry == NULL) continue;
+    live++;
+    ws_assert(entry->node != NULL && entry->length > 0 && memchr(entry->name, '/', entry->length) == NULL);
+    ws_assert(entry->hash == hash_name(entry->name, entry->length));
+    int64_t at = find_position(dir, entry->name, entry->length, entry->hash);
+    ws_assert(at >= 0 && dir->index[at] == slot + 1);
+  }
+  ws_assert(live == dir->live && dir->free_count + live == dir->slot_count);
+  for (uint32_t i = 0; i < dir->free_count; i++) {
+    ws_assert(dir->free_slots[i] < dir->slot_count && dir->slots[dir->free_slots[i]] == NULL);
+  }
+  uint32_t indexed = 0, used = 0;
+  for (uint32_t at = 0; dir->index != NULL && at <= dir->index_mask; at++) {
+    used += dir->index[at] != 0;
+    indexed += dir->index[at] != 0 && dir->index[at] != TOMBSTONE;
+  }
+  ws_assert(indexed == live && used == dir->index_used);
+}
+#else
+static void validate(const mem_dir *dir) { (void)dir; }
+#endif
+
 mem_dir *mem_dir_new(void) { return calloc(1, sizeof(mem_dir)); }
 
 void mem_dir_free(mem_dir *dir) {
@@ -76,6 +108,7 @@ static int rebuild_index(mem_dir *dir, uint32_t capacity) {
   dir->index = index;
   dir->index_mask = capacity - 1;
   dir->index_used = dir->live;
+  validate(dir);
   return 0;
 }
 
@@ -107,6 +140,7 @@ void mem_dir_put(mem_dir *dir, mem_entry *entry) {
   if (dir->index[at] == 0) dir->index_used++;
   dir->index[at] = slot + 1;
   dir->live++;
+  validate(dir);
 }
 
 ws_node *mem_dir_take(mem_dir *dir, const char *name, size_t length) {
@@ -119,6 +153,7 @@ ws_node *mem_dir_take(mem_dir *dir, const char *name, size_t length) {
   dir->free_slots[dir->free_count++] = slot;
   dir->index[at] = TOMBSTONE;
   dir->live--;
+  validate(dir);
   return node;
 }
 
