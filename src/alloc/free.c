@@ -71,12 +71,10 @@ static void unfull(ws_heap *heap, ws_page *run) {
 // Whether a full run with a block back should rejoin its class list now. Taken back at its first
 // free, it serves that one block and is used up again. When blocks are freed in a random order
 // and a class has many runs, most are full, every free brings one back for a block, and the list
-// shrinks until no run's turn comes late enough to find blocks (docs/allocator.md): a thread
-// replacing random ones of its 16384 blocks of 1-2 KiB switched runs on 80% of its allocations.
-// In such a class a full run waits for a share of its blocks (natively, that thread: 430-470 ->
-// 290-310 ms). Fewer full runs mean blocks freed oldest first, whose runs drain at once, or
-// classes whose hidden blocks would cost memory (the cross-thread workload's peak at 4 threads
-// rose by 0.1 MB with the bar at 8 full runs, not at 16).
+// shrinks until no run's turn comes late enough to find blocks. In such a class (WS_REJOIN_FULL_RUNS
+// full runs or more) a full run waits for a share of its blocks. Fewer full runs mean blocks
+// freed oldest first, whose runs drain at once, or classes whose hidden blocks would cost memory
+// (the figures: docs/decisions.md, "the allocator's measured choices").
 static bool rejoins(const ws_heap *heap, const ws_page *run) {
   if (heap->full_runs[run->size_class] < WS_REJOIN_FULL_RUNS) return true;
   return run->capacity - run->used >= (run->capacity + WS_REJOIN_SHARE - 1) / WS_REJOIN_SHARE;

@@ -128,8 +128,8 @@ void _ws_heap_reclaim_abandoned(void) {
 // Threads that come and go must reuse heaps, not add to them. A counted heap may not be
 // claimable for a moment: its thread is still tidying it on the way out, or another thread is
 // returning its empty runs (BUSY). Both are bounded walks, so a new thread waits for them
-// rather than make a heap (test_churn under load: 16 of 40 processes ended with one heap too
-// many when it did not wait).
+// rather than make a heap, which would be one heap too many for good (docs/decisions.md,
+// "the allocator's measured choices").
 static ws_heap *adopt_abandoned(void) {
   for (;;) {
     for (ws_heap *heap = _ws_heap_list(); heap != NULL; heap = heap->next_heap) {

@@ -367,8 +367,9 @@ static inline void ws_prefetch(const ws_block *block) {
 
 // _ws_pop_block for blocks of at most WS_DIRECT_MAX bytes, which also starts loading the next
 // free block: the caller is about to write the block it gets, and the miss on one freed long
-// ago was the largest single cost on the small-block workload (Wasm, 1 thread, fastest of 4
-// processes: 72.4 -> 58.6 ms; mimalloc 57.7). For 1-2 KiB blocks it cost 3-5% instead.
+// ago was the largest single cost on the small-block workload. Larger blocks do without: for
+// them the extra load cost more than it saved (docs/decisions.md, "the allocator's measured
+// choices").
 static inline void *_ws_pop_small_block(ws_page *run) {
   void *block = _ws_pop_block(run);
   ws_prefetch(run->free);
@@ -378,8 +379,8 @@ static inline void *_ws_pop_small_block(ws_page *run) {
 // Whether `heap` owns `run`, for the free fast path. Only the owning thread makes a run its own
 // or gives it away, so a racy read cannot make the answer wrong for the caller's own heap. In
 // Wasm it is a plain load: an atomic one traps on a descriptor in memory another thread has just
-// grown (platform.h), and checking for that first cost 4% on the standard workload; the remote
-// path (_ws_free_in) checks before its atomics. Natively a relaxed atomic load (TSan knows it).
+// grown (platform.h), and checking for that first cost the fast path measurably (docs/decisions.md,
+// "the allocator's measured choices"); the remote path (_ws_free_in) checks before its atomics. Natively a relaxed atomic load (TSan knows it).
 static inline bool ws_owner_is(const ws_page *run, const ws_heap *heap) {
 #ifdef __EMSCRIPTEN__
   return *(struct ws_heap *const volatile *)&run->owner == heap;
