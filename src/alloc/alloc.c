@@ -7,61 +7,9 @@
 // atomic read-modify-write.
 
 #include "internal.h"
+#include "queue.h"
 
 // ----- runs ----------------------------------------------------------------------------------
-
-// Every change of a class's first run goes through here, to keep heap->direct in step.
-void _ws_set_first(ws_heap *heap, unsigned size_class, ws_page *run) {
-  heap->avail[size_class] = run;
-  for (unsigned i = ws_class_direct_first(size_class), last = ws_class_direct_last(size_class); i <= last; i++) heap->direct[i] = run;
-}
-
-void _ws_list_push_front(ws_heap *heap, unsigned size_class, ws_page *run) {
-  ws_page *first = heap->avail[size_class];
-  run->prev = NULL;
-  run->next = first == &_ws_empty_run ? NULL : first;
-  if (run->next) run->next->prev = run;
-  else heap->avail_last[size_class] = run;
-  _ws_set_first(heap, size_class, run);
-}
-
-void _ws_list_remove(ws_heap *heap, ws_page *run) {
-  if (run->prev) run->prev->next = run->next;
-  else _ws_set_first(heap, run->size_class, run->next ? run->next : &_ws_empty_run);
-  if (run->next) run->next->prev = run->prev;
-  else heap->avail_last[run->size_class] = run->prev;
-  run->next = run->prev = NULL;
-}
-
-static void list_move_to_front(ws_heap *heap, ws_page *run) {
-  if (run == heap->avail[run->size_class]) return;  // already there
-  _ws_list_remove(heap, run);
-  _ws_list_push_front(heap, run->size_class, run);
-}
-
-void _ws_list_move_to_back(ws_heap *heap, ws_page *run) {
-  if (run->next == NULL) return;  // already there
-  _ws_list_remove(heap, run);
-  ws_page *last = heap->avail_last[run->size_class];  // not NULL: run had a next
-  last->next = run;
-  run->prev = last;
-  heap->avail_last[run->size_class] = run;
-}
-
-// Puts a run that has free blocks again second in its class list: the first run stays the
-// fast path's, so a run that keeps filling and emptying does not churn the list head.
-void _ws_list_insert_second(ws_heap *heap, ws_page *run) {
-  ws_page *first = heap->avail[run->size_class];
-  if (first == &_ws_empty_run) {
-    _ws_list_push_front(heap, run->size_class, run);
-    return;
-  }
-  run->prev = first;
-  run->next = first->next;
-  if (run->next) run->next->prev = run;
-  else heap->avail_last[run->size_class] = run;
-  first->next = run;
-}
 
 // The link to a spare run of `pages` pages, preferring one that last served this class: its free
 // list still holds every block, so it needs no rebuilding (and its memory is likely still in
@@ -142,7 +90,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) 
   if (run == NULL) return NULL;
   if (spare && run->size_class == size_class) {
     run->waited = false;
-    _ws_list_push_front(heap, size_class, run);
+    ws_queue_push_front(heap, size_class, run);
     return run;
   }
   __atomic_store_n(&run->size_class, (uint8_t)size_class, __ATOMIC_RELAXED);  // steal.c reads it from other threads
@@ -163,7 +111,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) 
     list = block;
   }
   run->free = list;
-  _ws_list_push_front(heap, size_class, run);
+  ws_queue_push_front(heap, size_class, run);
   return run;
 }
 
@@ -185,9 +133,8 @@ static bool try_mark_full(ws_heap *heap, ws_page *run) {
                                                memory_order_acq_rel, memory_order_acquire)) {
     return false;
   }
-  _ws_list_remove(heap, run);
-  run->in_full = true;
-  _ws_full_push(heap, run);
+  ws_queue_remove(heap, run);
+  ws_full_queue_push(heap, run);
   WS_COUNTER_ADD(heap->runs_marked_full, 1);
   return true;
 }
@@ -255,7 +202,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
   while (run != &_ws_empty_run && run != NULL) {
     if (ws_is_stand_in(run) && run->free == NULL) {  // kept blocks used up: off the list
       ws_page *next = run->next;
-      _ws_list_remove(heap, run);
+      ws_queue_remove(heap, run);
       run = next;
       continue;
     }
@@ -264,7 +211,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
     if (run->free != NULL) {
       if (run->waited && *pays < WAITING_SCORE_MAX) ++*pays;
       run->waited = false;
-      list_move_to_front(heap, run);  // let the fast path find it next time
+      ws_queue_move_to_front(heap, run);  // let the fast path find it next time
       if (heap->keeps_foreign) look_for_surplus(heap, run);
       return _ws_pop_block(run);
     }
@@ -278,7 +225,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
       // are freed oldest first, none has, and waiting only holds more memory in partly used
       // runs: the class stops sending runs back (but for a few, which keep finding out).
       run->waited = true;
-      _ws_list_move_to_back(heap, run);
+      ws_queue_move_to_back(heap, run);
       run = next;
     } else if (try_mark_full(heap, run)) {
       if (run->waited && *pays > -WAITING_SCORE_MAX) --*pays;
@@ -292,7 +239,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
   // their owners have not taken in (steal.c).
   if (spare_link(heap, size_class, _ws_class_run_pages(size_class)) == NULL) {
     if ((run = _ws_rejoin_full_runs(heap, size_class)) != NULL) {
-      list_move_to_front(heap, run);
+      ws_queue_move_to_front(heap, run);
       return _ws_pop_block(run);
     }
     if (_ws_steal_pending(heap, size_class)) return _ws_pop_block(&heap->kept[size_class]);

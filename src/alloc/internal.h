@@ -173,7 +173,8 @@ typedef enum ws_heap_state {
 
 typedef struct ws_heap {
   // direct[(size + 15) / 16]: the first run of the class of `size`, for small sizes, so the
-  // fast path needs no size-class computation. Kept equal to avail[class] by _ws_set_first.
+  // fast path needs no size-class computation. Kept equal to avail[class] by the run queues
+  // (queue.h), which make every change to avail, avail_last, full and full_runs.
   ws_page *direct[WS_DIRECT_MAX / 16 + 1];
   ws_page *avail[WS_CLASSES];      // runs with (probably) free blocks; first is tried first
   ws_page *avail_last[WS_CLASSES]; // the last run of each list (NULL when empty)
@@ -413,15 +414,9 @@ void _ws_heap_validate(const ws_heap *heap);
 #endif
 void *_ws_alloc_aligned(ws_heap *heap, size_t alignment, size_t size);
 void _ws_free_in(ws_heap *heap, void *p);         // heap: the caller's heap (may be NULL)
-void _ws_list_remove(ws_heap *heap, ws_page *run);
-void _ws_list_push_front(ws_heap *heap, unsigned size_class, ws_page *run);
-void _ws_set_first(ws_heap *heap, unsigned size_class, ws_page *run);
-void _ws_list_insert_second(ws_heap *heap, ws_page *run);
-void _ws_list_move_to_back(ws_heap *heap, ws_page *run);
 void _ws_collect_delayed(ws_heap *heap);
 void _ws_run_collect(ws_page *run);
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run);
-void _ws_full_push(ws_heap *heap, ws_page *run);
 ws_page *_ws_rejoin_full_runs(ws_heap *heap, unsigned size_class);  // NULL: none has a free block
 // Gives the pool all the heap's spares, and `released` (runs already counted out of the heap,
 // linked through next, or NULL), under one lock.
