@@ -7,7 +7,6 @@
 // atomic read-modify-write.
 
 #include "internal.h"
-#include "queue.h"
 
 // ----- runs ----------------------------------------------------------------------------------
 
@@ -90,7 +89,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) 
   if (run == NULL) return NULL;
   if (spare && run->size_class == size_class) {
     run->waited = false;
-    ws_queue_push_front(heap, size_class, run);
+    _ws_queue_push_front(heap, size_class, run);
     return run;
   }
   __atomic_store_n(&run->size_class, (uint8_t)size_class, __ATOMIC_RELAXED);  // steal.c reads it from other threads
@@ -111,7 +110,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) 
     list = block;
   }
   run->free = list;
-  ws_queue_push_front(heap, size_class, run);
+  _ws_queue_push_front(heap, size_class, run);
   return run;
 }
 
@@ -133,8 +132,8 @@ static bool try_mark_full(ws_heap *heap, ws_page *run) {
                                                memory_order_acq_rel, memory_order_acquire)) {
     return false;
   }
-  ws_queue_remove(heap, run);
-  ws_full_queue_push(heap, run);
+  _ws_queue_remove(heap, run);
+  _ws_full_queue_push(heap, run);
   WS_COUNTER_ADD(heap->runs_marked_full, 1);
   return true;
 }
@@ -202,7 +201,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
   while (run != &_ws_empty_run && run != NULL) {
     if (ws_is_stand_in(run) && run->free == NULL) {  // kept blocks used up: off the list
       ws_page *next = run->next;
-      ws_queue_remove(heap, run);
+      _ws_queue_remove(heap, run);
       run = next;
       continue;
     }
@@ -211,7 +210,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
     if (run->free != NULL) {
       if (run->waited && *pays < WAITING_SCORE_MAX) ++*pays;
       run->waited = false;
-      ws_queue_move_to_front(heap, run);  // let the fast path find it next time
+      _ws_queue_move_to_front(heap, run);  // let the fast path find it next time
       if (heap->keeps_foreign) look_for_surplus(heap, run);
       return _ws_pop_block(run);
     }
@@ -225,7 +224,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
       // are freed oldest first, none has, and waiting only holds more memory in partly used
       // runs: the class stops sending runs back (but for a few, which keep finding out).
       run->waited = true;
-      ws_queue_move_to_back(heap, run);
+      _ws_queue_move_to_back(heap, run);
       run = next;
     } else if (try_mark_full(heap, run)) {
       if (run->waited && *pays > -WAITING_SCORE_MAX) --*pays;
@@ -239,7 +238,7 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
   // their owners have not taken in (steal.c).
   if (spare_link(heap, size_class, _ws_class_run_pages(size_class)) == NULL) {
     if ((run = _ws_rejoin_full_runs(heap, size_class)) != NULL) {
-      ws_queue_move_to_front(heap, run);
+      _ws_queue_move_to_front(heap, run);
       return _ws_pop_block(run);
     }
     if (_ws_steal_pending(heap, size_class)) return _ws_pop_block(&heap->kept[size_class]);

@@ -6,7 +6,6 @@
 // list instead, which brings the run back. Owners collect both lazily, on their allocation
 // slow path.
 #include "internal.h"
-#include "queue.h"
 
 // ----- the owner's side ----------------------------------------------------------------------
 
@@ -39,7 +38,7 @@ void _ws_release_spares_with(ws_heap *heap, ws_page *released) { release_spares_
 void _ws_run_release_if_empty(ws_heap *heap, ws_page *run) {
   if (run->used != 0 || run->in_full) return;
   if (heap->avail[run->size_class] == run && run->next == NULL) return;
-  ws_queue_remove(heap, run);
+  _ws_queue_remove(heap, run);
   _ws_run_fold_counts(heap, run);  // a spare may serve another class next
   if (heap->spare_pages + run->pages <= spare_limit(heap) && heap != &_ws_exited_heap) {
     run->next = heap->spare_runs;
@@ -55,11 +54,11 @@ void _ws_run_release_if_empty(ws_heap *heap, ws_page *run) {
 }
 
 static void unfull(ws_heap *heap, ws_page *run) {
-  ws_full_queue_remove(heap, run);
+  _ws_full_queue_remove(heap, run);
   run->waited = false;
   // No notice is needed any more (a remote freer may have taken the flag down already).
   atomic_fetch_and_explicit(&run->thread_free, ~WS_NOTIFY_OWNER, memory_order_acq_rel);
-  ws_queue_insert_second(heap, run);
+  _ws_queue_insert_second(heap, run);
 }
 
 // Whether a full run with a block back should rejoin its class list now. Taken back at its first

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "queue.h"
 
 // A run with no free blocks: every empty class list points here, so the allocation fast path
 // needs no NULL test. Never written.
@@ -25,7 +24,7 @@ static _Atomic uint32_t abandoned_heaps;  // not yet adopted
 
 static void heap_reset(ws_heap *heap) {
   memset(heap, 0, sizeof *heap);
-  for (unsigned i = 0; i < WS_CLASSES; i++) ws_queue_set_first(heap, i, &_ws_empty_run);
+  for (unsigned i = 0; i < WS_CLASSES; i++) _ws_queue_set_first(heap, i, &_ws_empty_run);
   _ws_kept_reset(heap);
 }
 
@@ -79,7 +78,7 @@ static void tidy(ws_heap *heap) {
       _ws_run_collect(run);
       if (run->used == 0) {
         // Unlink and give back even the last run of its class: nobody allocates here.
-        ws_queue_remove(heap, run);
+        _ws_queue_remove(heap, run);
         _ws_run_fold_counts(heap, run);  // (_ws_orphan_run folds the runs it hands over)
         _ws_note_run_released(heap, run);
         run->next = emptied;

@@ -174,7 +174,7 @@ typedef enum ws_heap_state {
 typedef struct ws_heap {
   // direct[(size + 15) / 16]: the first run of the class of `size`, for small sizes, so the
   // fast path needs no size-class computation. Kept equal to avail[class] by the run queues
-  // (queue.h), which make every change to avail, avail_last, full and full_runs.
+  // (queue.c), which make every change to avail, avail_last, full and full_runs.
   ws_page *direct[WS_DIRECT_MAX / 16 + 1];
   ws_page *avail[WS_CLASSES];      // runs with (probably) free blocks; first is tried first
   ws_page *avail_last[WS_CLASSES]; // the last run of each list (NULL when empty)
@@ -401,6 +401,15 @@ static inline void _ws_free_local(ws_heap *heap, ws_page *run, ws_block *block) 
   if (ws_unlikely(run->in_full || run->used == 0)) _ws_free_local_rare(heap, run);
 }
 
+// Run queues (queue.c): a class's runs with free blocks, first served first, and its full runs.
+void _ws_queue_set_first(ws_heap *heap, unsigned size_class, ws_page *run);
+void _ws_queue_push_front(ws_heap *heap, unsigned size_class, ws_page *run);
+void _ws_queue_remove(ws_heap *heap, ws_page *run);
+void _ws_queue_move_to_front(ws_heap *heap, ws_page *run);
+void _ws_queue_move_to_back(ws_heap *heap, ws_page *run);
+void _ws_queue_insert_second(ws_heap *heap, ws_page *run);  // behind the first: the fast path's stays
+void _ws_full_queue_push(ws_heap *heap, ws_page *run);      // marks it in_full
+void _ws_full_queue_remove(ws_heap *heap, ws_page *run);
 void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment);
 // Debug builds (WS_DEBUG=2): the heap's lists for one class, or for all, checked (validate.c).
 #if WS_DEBUG >= 2

@@ -17,7 +17,6 @@
 // path serves them unchanged. Its `capacity` counts blocks put in and `used` blocks handed out
 // (the fast path counts those), so the difference is what it holds.
 #include "internal.h"
-#include "queue.h"
 
 void _ws_kept_reset(ws_heap *heap) {
   for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
@@ -41,8 +40,8 @@ static bool is_listed(const ws_heap *heap, const ws_page *stand_in) {
 // First in the class list, so the fast path hands its blocks out before the heap's own.
 static void put_first(ws_heap *heap, ws_page *stand_in) {
   if (heap->avail[stand_in->size_class] == stand_in) return;
-  if (is_listed(heap, stand_in)) ws_queue_remove(heap, stand_in);
-  ws_queue_push_front(heap, stand_in->size_class, stand_in);
+  if (is_listed(heap, stand_in)) _ws_queue_remove(heap, stand_in);
+  _ws_queue_push_front(heap, stand_in->size_class, stand_in);
 }
 
 // Whether the heap has a run of the class (listed after its stand-in, if that is first, or full).
@@ -91,7 +90,7 @@ uint32_t _ws_keep_list(ws_heap *heap, unsigned size_class, ws_block *list) {
 void _ws_return_kept(ws_heap *heap) {
   for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
     ws_page *stand_in = &heap->kept[size_class];
-    if (is_listed(heap, stand_in)) ws_queue_remove(heap, stand_in);
+    if (is_listed(heap, stand_in)) _ws_queue_remove(heap, stand_in);
     while (stand_in->free != NULL) {
       ws_block *block = stand_in->free;
       stand_in->free = block->next;

@@ -17,7 +17,6 @@
 // its next remote freer to reach it through its owner heap's delayed list, a protocol that must
 // not meet an owner change. Lock order: the orphan lock, then the pool lock (never the reverse).
 #include "internal.h"
-#include "queue.h"
 
 static ws_prim_lock orphan_lock = WS_PRIM_LOCK_INIT;
 static ws_page *_Atomic orphans[WS_CLASSES];  // per class, linked through next/prev
@@ -63,7 +62,7 @@ static void unlink_orphan(ws_page *run) {
 bool _ws_orphans_waiting(void) { return atomic_load_explicit(&orphan_count, memory_order_relaxed) != 0; }
 
 void _ws_orphan_run(ws_heap *heap, ws_page *run) {
-  ws_queue_remove(heap, run);
+  _ws_queue_remove(heap, run);
   _ws_run_fold_counts(heap, run);
   _ws_note_run_released(heap, run);
   run->waited = false;
@@ -110,7 +109,7 @@ ws_page *_ws_adopt_orphan(ws_heap *heap, unsigned size_class) {
   ws_prim_lock_release(&orphan_lock);
   if (run == NULL) return NULL;
   take(heap, run);
-  ws_queue_push_front(heap, size_class, run);
+  _ws_queue_push_front(heap, size_class, run);
   atomic_fetch_add_explicit(&adopted, 1, memory_order_relaxed);
   return run;
 }

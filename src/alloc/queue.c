@@ -5,47 +5,43 @@
 //   - avail[c] is the first run (_ws_empty_run when there is none) and avail_last[c] the last
 //     (NULL), linked both ways through next/prev; direct[] mirrors avail[c] for c's small sizes;
 //   - full[c] heads a NULL-terminated list of full_runs[c] runs, each marked in_full.
-// Only the heap's owner changes its queues. Inline, as mimalloc includes page-queue.c into
-// page.c: the slow paths move runs between queues at every run switch.
-#ifndef WASMSCALE_ALLOC_QUEUE_H
-#define WASMSCALE_ALLOC_QUEUE_H
-
+// Only the heap's owner changes its queues.
 #include "internal.h"
 
 // ----- the queue of runs with free blocks ------------------------------------------------------
 
 // Every change of a class's first run comes here, to keep heap->direct in step.
-static inline void ws_queue_set_first(ws_heap *heap, unsigned size_class, ws_page *run) {
+void _ws_queue_set_first(ws_heap *heap, unsigned size_class, ws_page *run) {
   heap->avail[size_class] = run;
   for (unsigned i = ws_class_direct_first(size_class), last = ws_class_direct_last(size_class); i <= last; i++) heap->direct[i] = run;
 }
 
-static inline void ws_queue_push_front(ws_heap *heap, unsigned size_class, ws_page *run) {
+void _ws_queue_push_front(ws_heap *heap, unsigned size_class, ws_page *run) {
   ws_page *first = heap->avail[size_class];
   run->prev = NULL;
   run->next = first == &_ws_empty_run ? NULL : first;
   if (run->next) run->next->prev = run;
   else heap->avail_last[size_class] = run;
-  ws_queue_set_first(heap, size_class, run);
+  _ws_queue_set_first(heap, size_class, run);
 }
 
-static inline void ws_queue_remove(ws_heap *heap, ws_page *run) {
+void _ws_queue_remove(ws_heap *heap, ws_page *run) {
   if (run->prev) run->prev->next = run->next;
-  else ws_queue_set_first(heap, run->size_class, run->next ? run->next : &_ws_empty_run);
+  else _ws_queue_set_first(heap, run->size_class, run->next ? run->next : &_ws_empty_run);
   if (run->next) run->next->prev = run->prev;
   else heap->avail_last[run->size_class] = run->prev;
   run->next = run->prev = NULL;
 }
 
-static inline void ws_queue_move_to_front(ws_heap *heap, ws_page *run) {
+void _ws_queue_move_to_front(ws_heap *heap, ws_page *run) {
   if (run == heap->avail[run->size_class]) return;  // already there
-  ws_queue_remove(heap, run);
-  ws_queue_push_front(heap, run->size_class, run);
+  _ws_queue_remove(heap, run);
+  _ws_queue_push_front(heap, run->size_class, run);
 }
 
-static inline void ws_queue_move_to_back(ws_heap *heap, ws_page *run) {
+void _ws_queue_move_to_back(ws_heap *heap, ws_page *run) {
   if (run->next == NULL) return;  // already there
-  ws_queue_remove(heap, run);
+  _ws_queue_remove(heap, run);
   ws_page *last = heap->avail_last[run->size_class];  // not NULL: run had a next
   last->next = run;
   run->prev = last;
@@ -54,10 +50,10 @@ static inline void ws_queue_move_to_back(ws_heap *heap, ws_page *run) {
 
 // Puts a run that has free blocks again second in its class list: the first run stays the
 // fast path's, so a run that keeps filling and emptying does not churn the list head.
-static inline void ws_queue_insert_second(ws_heap *heap, ws_page *run) {
+void _ws_queue_insert_second(ws_heap *heap, ws_page *run) {
   ws_page *first = heap->avail[run->size_class];
   if (first == &_ws_empty_run) {
-    ws_queue_push_front(heap, run->size_class, run);
+    _ws_queue_push_front(heap, run->size_class, run);
     return;
   }
   run->prev = first;
@@ -69,16 +65,15 @@ static inline void ws_queue_insert_second(ws_heap *heap, ws_page *run) {
 
 // ----- the full queue ------------------------------------------------------------------------
 
-static inline void ws_full_queue_push(ws_heap *heap, ws_page *run) {
+void _ws_full_queue_push(ws_heap *heap, ws_page *run) {
   run->in_full = true;
   heap->full_runs[run->size_class]++;
   ws_page_list_push(&heap->full[run->size_class], run);
 }
 
-static inline void ws_full_queue_remove(ws_heap *heap, ws_page *run) {
+void _ws_full_queue_remove(ws_heap *heap, ws_page *run) {
   heap->full_runs[run->size_class]--;
   ws_page_list_unlink(&heap->full[run->size_class], run);
   run->in_full = false;
 }
 
-#endif
