@@ -380,8 +380,9 @@ static inline void *_ws_pop_small_block(ws_page *run) {
 // Whether `heap` owns `run`, for the free fast path. Only the owning thread makes a run its own
 // or gives it away, so a racy read cannot make the answer wrong for the caller's own heap. In
 // Wasm it is a plain load: an atomic one traps on a descriptor in memory another thread has just
-// grown (platform.h), and checking for that first cost the fast path measurably (docs/decisions.md,
-// "the allocator's measured choices"); the remote path (_ws_free_in) checks before its atomics. Natively a relaxed atomic load (TSan knows it).
+// grown (platform.h), and checking for that first cost the fast path measurably
+// (docs/decisions.md, "the allocator's measured choices"); the remote path (_ws_free_in) checks
+// before its atomics. Natively a relaxed atomic load (TSan knows it).
 static inline bool ws_owner_is(const ws_page *run, const ws_heap *heap) {
 #ifdef __EMSCRIPTEN__
   return *(struct ws_heap *const volatile *)&run->owner == heap;
