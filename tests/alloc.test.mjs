@@ -5,15 +5,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEBUG_FLAGS, DRIVER, NATIVE_LIBRARIES, ROOT, run, runWasm } from './helpers.mjs';
+import { ALLOC_SOURCES, DEBUG_FLAGS, DRIVER, NATIVE_LIBRARIES, ROOT, run, runWasm } from './helpers.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-alloc-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 const testSource = (name) => path.join(ROOT, 'tests', 'alloc', `${name}.c`);
-const ALLOC_SOURCES = [
-  ...fs.readdirSync(path.join(ROOT, 'src/alloc')).filter((f) => f.endsWith('.c')).map((f) => path.join(ROOT, 'src/alloc', f)),
-  path.join(ROOT, 'src/platform/common.c'), path.join(ROOT, 'src/platform/posix/prim.c'),
-];
 const NATIVE_LIBRARY = path.join(NATIVE_LIBRARIES, 'libwasmscale-alloc.a');
 // -fno-builtin: compilers may otherwise drop malloc/free pairs and stores before a free.
 const TEST_FLAGS = ['-O1', '-g', '-fno-builtin', '-pthread', '-I' + path.join(ROOT, 'include'), '-Wno-free-nonheap-object', ...DEBUG_FLAGS];

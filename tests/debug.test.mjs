@@ -7,14 +7,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DRIVER, ROOT, run, runWasm } from './helpers.mjs';
+import { ALLOC_SOURCES, DRIVER, ROOT, run, runWasm } from './helpers.mjs';
+import { CORE_SOURCES } from './fs/programs.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-debug-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
-const sourcesIn = (...dirs) => dirs.flatMap((dir) => fs.readdirSync(path.join(ROOT, dir))
-  .filter((f) => f.endsWith('.c')).map((f) => path.join(ROOT, dir, f)));
-const PLATFORM = ['common.c', 'posix/prim.c'].map((f) => path.join(ROOT, 'src/platform', f));
 const FLAGS = ['-O1', '-g', '-pthread', '-D_GNU_SOURCE', '-Wno-unused-function', '-fsanitize=address,undefined',
   '-fno-sanitize-recover=all', '-I' + path.join(ROOT, 'include')];
 
@@ -40,8 +38,8 @@ function expectNoCheck(result) {
   assert.doesNotMatch(result.stderr, /internal check failed/);
 }
 
-const ALLOC = sourcesIn('src/alloc');
 const ALLOC_PROGRAM = path.join(ROOT, 'tests/alloc/test_debug_checks.c');
+const allocProgram = (level) => native('alloc', ALLOC_PROGRAM, ALLOC_SOURCES, level, ['-DWS_PREFIX_NAMES', '-fno-builtin']);
 const ALLOC_SCENARIOS = [
   ['count', /length \+ run->used == run->capacity/, 'src/alloc/validate.c', 2],
   ['span', /page->head == head/, 'src/alloc/span.c', 2],
@@ -49,8 +47,7 @@ const ALLOC_SCENARIOS = [
 ];
 
 test('the allocator: a broken run count, page map or lock stops the debug build, at the check that names it', () => {
-  const programs = { 1: native('alloc', ALLOC_PROGRAM, [...ALLOC, ...PLATFORM], 1, ['-DWS_PREFIX_NAMES', '-fno-builtin']),
-                     2: native('alloc', ALLOC_PROGRAM, [...ALLOC, ...PLATFORM], 2, ['-DWS_PREFIX_NAMES', '-fno-builtin']) };
+  const programs = { 1: allocProgram(1), 2: allocProgram(2) };
   for (const [scenario, check, where, level] of ALLOC_SCENARIOS) {
     expectStopped(run(programs[level], [scenario]), check, where);
     if (level === 2) expectNoCheck(run(programs[1], [scenario]));  // a validator: not at level 1
@@ -58,7 +55,7 @@ test('the allocator: a broken run count, page map or lock stops the debug build,
 });
 
 test('the allocator: the release build has none of the checks', () => {
-  const program = native('alloc', ALLOC_PROGRAM, [...ALLOC, ...PLATFORM], 0, ['-DWS_PREFIX_NAMES', '-fno-builtin']);
+  const program = allocProgram(0);
   for (const [scenario] of ALLOC_SCENARIOS) {
     const result = run(program, [scenario]);
     expectNoCheck(result);
@@ -69,13 +66,11 @@ test('the allocator: the release build has none of the checks', () => {
 });
 
 const FS_PROGRAM = path.join(ROOT, 'tests/fs/debug_checks.c');
-const FS_CORE = [...sourcesIn('src/fs', 'src/fs/memory', 'src/fs/host'),
-  ...['common.c', 'posix/prim.c', 'posix/host.c', 'posix/fetch.c'].map((f) => path.join(ROOT, 'src/platform', f))];
 const UNLOCKED = /ws_rwlock_is_written_by_caller\(&\(file\)->lock\)/;
 
 test('the file system: a backend write without the node\'s lock stops the debug build at the choke point, natively', () => {
-  expectStopped(run(native('fs', FS_PROGRAM, FS_CORE, 1, ['-DWS_TEST_CORE'])), UNLOCKED, 'src/fs/backend.c');
-  const release = run(native('fs', FS_PROGRAM, FS_CORE, 0, ['-DWS_TEST_CORE']));
+  expectStopped(run(native('fs', FS_PROGRAM, CORE_SOURCES, 1, ['-DWS_TEST_CORE'])), UNLOCKED, 'src/fs/backend.c');
+  const release = run(native('fs', FS_PROGRAM, CORE_SOURCES, 0, ['-DWS_TEST_CORE']));
   expectNoCheck(release);
   assert.match(release.stdout, /a write without the node's lock \(1\): no check stopped it/);
 });

@@ -1,5 +1,6 @@
 // Shared helpers for the node:test suites.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,12 @@ export const CXX_DRIVER = path.join(ROOT, 'bin', 'wasmscale-c++');  // the same 
 export const DEBUG_LEVEL = ['1', '2'].includes(process.env.WS_DEBUG) ? Number(process.env.WS_DEBUG) : 0;
 export const DEBUG_FLAGS = DEBUG_LEVEL ? [`-DWS_DEBUG=${DEBUG_LEVEL}`] : [];
 export const NATIVE_LIBRARIES = path.join(ROOT, 'build', ...(DEBUG_LEVEL ? [`debug${DEBUG_LEVEL}`] : []), 'lib', 'native');
+
+// The allocator natively, for tests that compile it in (under sanitizers, at a debug level).
+export const ALLOC_SOURCES = [
+  ...fs.readdirSync(path.join(ROOT, 'src/alloc')).filter((f) => f.endsWith('.c')).map((f) => path.join(ROOT, 'src/alloc', f)),
+  path.join(ROOT, 'src/platform/common.c'), path.join(ROOT, 'src/platform/posix/prim.c'),
+];
 
 // Long enough for the slowest program the suites run (libFuzzer, sanitized stress tests).
 const RUN_TIMEOUT_MS = 300_000;

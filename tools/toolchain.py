@@ -80,10 +80,10 @@ def identify(emcc=None):
     if name not in RELEASES:
         raise ToolchainError(f"{path} is Emscripten {name}, whose syscall ABI wasmscale has not been checked "
                              f"against (known: {', '.join(RELEASES)}); see tools/toolchain.py to add it")
-    # folder: the build tree's, per release and debug level; release: an installed prefix's, per
-    # release (the debug build installs in place of the release build).
-    return dict(RELEASES[name], emcc=path, version=name, folder=f"emscripten-{name}{debug_suffix()}",
-                release=f"emscripten-{name}")
+    # release: an installed prefix's folder, per release (the debug build installs in place of
+    # the release build); folder: the build tree's, per release and debug level.
+    release = f"emscripten-{name}"
+    return dict(RELEASES[name], emcc=path, version=name, folder=release + debug_suffix(), release=release)
 
 
 def debug_suffix():

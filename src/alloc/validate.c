@@ -34,8 +34,9 @@ static void validate_run(const ws_heap *heap, const ws_page *run, unsigned size_
   if (blocks) validate_free_list(run);
 }
 
-// `size_class`'s list of runs with free blocks (runs and at most its stand-in, linked both ways, ending at avail_last, the first mirrored in `direct`) and its full runs (as many as counted).
-// `blocks`: walk every run's free list too.
+// `size_class`'s queue of runs with free blocks (runs and at most its stand-in, linked both ways,
+// ending at avail_last, the first mirrored in `direct`) and its full queue (as many runs as
+// counted). `blocks`: walk every run's free list too.
 static void validate_class(const ws_heap *heap, unsigned size_class, bool blocks) {
   const ws_page *first = heap->avail[size_class];
   for (unsigned i = ws_class_direct_first(size_class), last = ws_class_direct_last(size_class); i <= last; i++) {

@@ -56,8 +56,10 @@ static ws_node *make_system_dir(const char *name, uint32_t mode, bool host_may_p
     ws_rwlock_read(&root->lock);
     int error = ws_b_lookup(root, name, strlen(name), &dir);
     ws_rwlock_unlock(&root->lock);
-    if (error == 0 && ws_is_dir(dir)) return dir;
-    if (error == 0) ws_node_unref(dir);  // not a directory: hidden by the graft
+    if (error == 0) {
+      if (ws_is_dir(dir)) return dir;
+      ws_node_unref(dir);  // not a directory: hidden by the graft
+    }
   }
   ws_mount *graft = &grafts[graft_count];
   graft->backend = ws_fs_memory_backend();

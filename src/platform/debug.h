@@ -3,9 +3,9 @@
 //   WS_DEBUG=0  (default) no checks: what users get.
 //   WS_DEBUG=1  cheap checks (ws_assert): a lock the caller must hold is held, an owner-only
 //               structure is touched by its owner, counts stay in range.
-//   WS_DEBUG=2  also the validators (ws_assert_expensive and the *_validate functions): walks
-//               of whole structures (a heap's run lists, the span pool, the page map, a
-//               directory) at the points where they must be consistent.
+//   WS_DEBUG=2  also the validators (code under `#if WS_DEBUG >= 2`): walks of whole
+//               structures (a heap's run lists, the span pool, the page map, a directory) at
+//               the points where they must be consistent.
 //
 // A failed check writes one line naming the condition, file and line, and aborts: a broken
 // invariant is a bug here, never the program's fault, and going on would corrupt memory or
@@ -25,12 +25,6 @@ _Noreturn void ws_debug_fail(const char *condition, const char *file, int line);
 #define ws_assert(condition) ((condition) ? (void)0 : ws_debug_fail(#condition, __FILE__, __LINE__))
 #else
 #define ws_assert(condition) ((void)0)
-#endif
-
-#if WS_DEBUG >= 2
-#define ws_assert_expensive(condition) ws_assert(condition)
-#else
-#define ws_assert_expensive(condition) ((void)0)
 #endif
 
 #if WS_DEBUG >= 1

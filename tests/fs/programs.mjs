@@ -7,7 +7,8 @@ import path from 'node:path';
 import { DEBUG_FLAGS, DRIVER, ROOT, run } from '../helpers.mjs';
 
 const source = (name) => path.join(ROOT, 'tests', 'fs', `${name}.c`);
-const CORE_SOURCES = [
+// The core natively: the file system and the POSIX platform layer.
+export const CORE_SOURCES = [
   ...['src/fs', 'src/fs/memory', 'src/fs/host'].flatMap((dir) => fs.readdirSync(path.join(ROOT, dir))
     .filter((f) => f.endsWith('.c')).map((f) => path.join(ROOT, dir, f))),
   ...['common.c', 'posix/prim.c', 'posix/host.c', 'posix/fetch.c'].map((f) => path.join(ROOT, 'src/platform', f)),
