@@ -58,6 +58,30 @@ test("every syscall import of this release's libc is answered with libc's signat
   t.diagnostic(result.stdout.trim());
 });
 
+// src/fs/linked.h is the one list of the file system's parts linked on request: the driver
+// asks for each by the symbol it names there (tools/libraries.py reads it), and the core refers
+// to each weakly. A name the library does not define would make a request that links nothing.
+test("every part src/fs/linked.h names is defined by this release's file system library, and the driver asks for it", () => {
+  const manifest = fs.readFileSync(path.join(ROOT, 'src', 'fs', 'linked.h'), 'utf8');
+  const parts = [...manifest.matchAll(/^\s*WS_(BACKEND|PART)\((\w+), (\w+)\)/gm)].map(([, kind, name, symbol]) => ({ kind, name, symbol }));
+  assert.ok(parts.filter((part) => part.kind === 'BACKEND').length >= 2 && parts.length >= 5, manifest);
+  const printed = run(DRIVER, ['--print-command', '-pthread', '--backend=host', '--backend=opfs', '--mount=/data=.', 'x.c']);
+  assert.equal(printed.status, 0, printed.stderr);
+  const emnm = path.join(path.dirname(toolchain().emcc), 'emnm');
+  for (const variant of ['wasm-mt', 'wasm-st']) {
+    const library = path.join(wasmBuildDir(), 'lib', variant, 'libwasmscale-fs.a');
+    const listed = run(emnm, ['--defined-only', library]);
+    assert.equal(listed.status, 0, listed.stderr);
+    const defined = new Set(listed.stdout.split('\n').map((line) => line.trim().split(/\s+/).at(-1)));
+    for (const { symbol } of parts) assert.ok(defined.has(symbol), `${symbol} is defined in ${library}`);
+  }
+  for (const { kind, name, symbol } of parts) {
+    if (kind === 'BACKEND' || name === 'mount' || name === 'js_api') {
+      assert.ok(printed.stdout.includes(`-Wl,--undefined=${symbol}`), `the driver asks for ${name} by ${symbol}: ${printed.stdout}`);
+    }
+  }
+});
+
 // README's two commands on a fresh machine: set-up (which installs emcc) runs before anything
 // compiles, for `make test` and `make bench` alike. Shown by make -n -B with a PATH that has
 // node, python3 and make but no emcc (the recursive make is run, printing its commands too).

@@ -9,6 +9,9 @@ root, or PREFIX/share/wasmscale once installed (a string, so the install step ca
 --js-library=PATH as --js-library PATH), because pkg-config and CMake drop repeated words.
 """
 
+import os
+import re
+
 # Variants of the Wasm libraries: (threading, checked). A multithreaded variant is built with
 # -pthread and a program that links it must be too; the checked allocator stops on misuse
 # (docs/allocator.md, "checked mode"). The file system has no checked variant.
@@ -56,20 +59,36 @@ def fs_arguments(share):
         f"--pre-js={emscripten}/node_workers.pre.js",
         # The JS API (Module.wasmscaleFS; its C half is pulled from the library), and
         # Emscripten's FS API on top of it.
-        f"--post-js={share}/src/fs/js/api.js", "-Wl,--undefined=ws_js_alloc",
+        f"--post-js={share}/src/fs/js/api.js", part_argument("js_api"),
         f"--post-js={share}/src/fs/js/emscripten_fs.js",
         # flock reaches the file system's locks instead of libc's stub (src/fs/syscalls/libc.c).
         "-Wl,--wrap=flock",
     ]
 
 
+# The parts of the file system a program links only on request, and the symbol that asks for
+# each: src/fs/linked.h is the one list, read here and by the C code (which refers to them weakly).
+LINKED_MANIFEST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "fs", "linked.h")
+
+
+def linked_entries(kind):
+    """{name: symbol} of the manifest's WS_BACKEND or WS_PART lines, in order."""
+    with open(LINKED_MANIFEST, encoding="utf-8") as manifest:
+        return dict(re.findall(rf"^\s*{kind}\((\w+), (\w+)\)", manifest.read(), re.M))
+
+
 # Backends a program can mount at run time (ws_fs_mount, Module.wasmscaleFS.mount) beyond the
-# memory backend, which is always there: each is linked only when its symbol is asked for.
-BACKENDS = {"host": "ws_fs_host_backend", "opfs": "ws_fs_opfs_backend"}
+# memory backend, which is always there.
+BACKENDS = linked_entries("WS_BACKEND")
+PARTS = linked_entries("WS_PART")
 
 
 def backend_argument(name):
     return f"-Wl,--undefined={BACKENDS[name]}"
+
+
+def part_argument(name):
+    return f"-Wl,--undefined={PARTS[name]}"
 
 
 # The files, relative to SHARE, that programs built by the driver need at link time: the
@@ -78,7 +97,7 @@ SUPPORT_FILES = [
     "src/platform/emscripten/runtime.js", "src/platform/emscripten/console.js",
     "src/platform/emscripten/host.js", "src/platform/emscripten/fetch.js", "src/platform/emscripten/opfs.js",
     "src/platform/emscripten/opfs_worker.js", "src/platform/emscripten/node_workers.pre.js",
-    "src/fs/js/api.js", "src/fs/js/emscripten_fs.js",
+    "src/fs/js/api.js", "src/fs/js/emscripten_fs.js", "src/fs/linked.h",
     # --malloc=mimalloc with releases that lack their own: built on first use (peers/mimalloc).
     "peers/mimalloc/build.sh", "peers/mimalloc/fetch.sh", "peers/mimalloc/glue.c",
     "src/platform/emscripten/sbrk.c",

@@ -213,6 +213,8 @@ int ws_fs_mount_startup_root(ws_mount *root);
 // Makes the files `wasmscale-cc --embed-file` put in the program (embedded.c); weak like the
 // above, and asked for by the driver only when there are some.
 void ws_fs_create_embedded_files(void);
+// The backend linked.h names `name` ("host", "opfs"), or NULL where the program did not link it.
+const ws_fs_backend *ws_linked_backend(const char *name);
 // Makes directory `path` and its missing parents (mkdir -p); 0 if it exists.
 int ws_make_dirs(const char *path, uint32_t mode);
 ws_node *ws_root(void);

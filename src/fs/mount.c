@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "linked.h"
 
 static ws_mount root_mount;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -188,6 +189,18 @@ ws_node *ws_mount_parent(ws_node *dir) {
   ws_rwlock_unlock(&below->lock);
   ws_node_unref(below);
   return parent == NULL ? NULL : ws_mount_traverse(parent);
+}
+
+// Each backend of linked.h, weakly: NULL in a program that did not ask for it.
+#define PRAGMA(text) _Pragma(#text)
+#define WEAK_BACKEND(name, function) PRAGMA(weak function)
+WS_LINKED_BACKENDS(WEAK_BACKEND)
+
+const ws_fs_backend *ws_linked_backend(const char *name) {
+#define BACKEND_NAMED(backend, function) \
+  if (strcmp(name, #backend) == 0) return function != NULL ? function() : NULL;
+  WS_LINKED_BACKENDS(BACKEND_NAMED)
+  return NULL;
 }
 
 int ws_fs_mount(const char *path, const ws_fs_backend *backend, const char *options) {

@@ -82,10 +82,10 @@ int64_t ws_prim_console_read(void *data, size_t length);
 int ws_prim_random(void *buffer, size_t length);
 
 // ----- host files (the file system's host-directory backend) ----------------------------------
-// Synchronous calls on the host's own files, made by whichever thread needs them: natively the
-// POSIX *at calls, in Wasm Node's fs module (host.js), called from the calling worker itself.
-// Errors are -errno in this platform's numbering; -ENODEV where there is no host file system
-// (a browser).
+// One host's file calls, as a table (the model of SQLite's sqlite3_io_methods): the platform's
+// own host files below, the OPFS backend's calls (src/fs/opfs/) and the tests' failing host
+// each fill one, and the host-directory backend's logic runs over any of them. Errors are
+// -errno in this platform's numbering.
 //
 // Files are named beneath a held directory: a descriptor from open_root or open_dir and one
 // name in it (never "", "." or "..", never holding '/'). No call follows a symlink in that
@@ -104,35 +104,53 @@ typedef struct ws_host_stat {
 
 enum { WS_HOST_READ_ONLY = 0, WS_HOST_READ_WRITE = 1, WS_HOST_CREATE = 2 /* exclusive */ };
 
-// A held directory for `path` (relative: against the working directory), symlinks followed:
-// the mount's own directory, which the user named.
-int ws_prim_host_open_root(const char *path);
-// A held directory for subdirectory `name` of `dir`; -ELOOP or -ENOTDIR if `name` is a symlink.
-int ws_prim_host_open_dir(int dir, const char *name);
-int ws_prim_host_lstat(int dir, const char *name, ws_host_stat *out);
-int ws_prim_host_fstat(int fd, ws_host_stat *out);  // a file or a held directory
-int ws_prim_host_open(int dir, const char *name, int how, uint32_t mode);  // a host descriptor
-int ws_prim_host_close(int fd);
-int64_t ws_prim_host_pread(int fd, void *buffer, size_t length, uint64_t offset);
-int64_t ws_prim_host_pwrite(int fd, const void *buffer, size_t length, uint64_t offset);
-int ws_prim_host_ftruncate(int fd, uint64_t size);
-int ws_prim_host_fsync(int fd);
-// Attributes of the file or held directory `fd`: permission bits; access and modification
-// times (seconds and nanoseconds each, as utimensat's, UTIME_OMIT/UTIME_NOW resolved by the caller).
-int ws_prim_host_chmod(int fd, uint32_t mode);
-int ws_prim_host_utimes(int fd, const int64_t seconds[2], const int32_t nanoseconds[2]);
-int ws_prim_host_mkdir(int dir, const char *name, uint32_t mode);
-int ws_prim_host_rmdir(int dir, const char *name);
-int ws_prim_host_unlink(int dir, const char *name);
-int ws_prim_host_rename(int from_dir, const char *from, int to_dir, const char *to);
-int ws_prim_host_link(int from_dir, const char *from, int to_dir, const char *to);
-int ws_prim_host_symlink(const char *target, int dir, const char *name);
-int ws_prim_host_readlink(int dir, const char *name, char *buffer, size_t size);  // bytes, no terminator
-// Lists held directory `dir` (without . and ..) into `buffer` as packed entries: the S_IFMT
-// bits of the entry's type shifted right by 12 (one byte), its inode number (8 bytes, little
-// endian), its name and a zero byte. Returns the bytes the whole listing needs (more than
-// `size`: call again with a bigger buffer), or -errno.
-int64_t ws_prim_host_list(int dir, void *buffer, size_t size);
+typedef struct ws_host_io {
+  // A held directory for `path` (relative: against the working directory), symlinks followed:
+  // the mount's own directory, which the user named.
+  int (*open_root)(const char *path);
+  // A held directory for subdirectory `name` of `dir`; -ELOOP or -ENOTDIR if `name` is a symlink.
+  int (*open_dir)(int dir, const char *name);
+  int (*lstat)(int dir, const char *name, ws_host_stat *out);
+  int (*fstat)(int fd, ws_host_stat *out);  // a file or a held directory
+  int (*open)(int dir, const char *name, int how, uint32_t mode);  // a host descriptor
+  int (*close)(int fd);
+  int64_t (*pread)(int fd, void *buffer, size_t length, uint64_t offset);
+  int64_t (*pwrite)(int fd, const void *buffer, size_t length, uint64_t offset);
+  int (*ftruncate)(int fd, uint64_t size);
+  int (*fsync)(int fd);
+  // Attributes of the file or held directory `fd`: permission bits; access and modification
+  // times (seconds and nanoseconds each, as utimensat's, UTIME_OMIT/UTIME_NOW resolved by the
+  // caller).
+  int (*chmod)(int fd, uint32_t mode);
+  int (*utimes)(int fd, const int64_t seconds[2], const int32_t nanoseconds[2]);
+  int (*mkdir)(int dir, const char *name, uint32_t mode);
+  int (*rmdir)(int dir, const char *name);
+  int (*unlink)(int dir, const char *name);
+  int (*rename)(int from_dir, const char *from, int to_dir, const char *to);
+  int (*link)(int from_dir, const char *from, int to_dir, const char *to);
+  int (*symlink)(const char *target, int dir, const char *name);
+  int (*readlink)(int dir, const char *name, char *buffer, size_t size);  // bytes, no terminator
+  // Lists held directory `dir` (without . and ..) into `buffer` as packed entries: the S_IFMT
+  // bits of the entry's type shifted right by 12 (one byte), its inode number (8 bytes, little
+  // endian), its name and a zero byte. Returns the bytes the whole listing needs (more than
+  // `size`: call again with a bigger buffer), or -errno.
+  int64_t (*list)(int dir, void *buffer, size_t size);
+} ws_host_io;
+
+// The table of functions named PREFIX_open_root, PREFIX_open_dir... of one file.
+#define WS_HOST_IO(prefix)                                                                     \
+  {                                                                                            \
+    prefix##_open_root, prefix##_open_dir, prefix##_lstat, prefix##_fstat, prefix##_open,      \
+    prefix##_close, prefix##_pread, prefix##_pwrite, prefix##_ftruncate, prefix##_fsync,       \
+    prefix##_chmod, prefix##_utimes, prefix##_mkdir, prefix##_rmdir, prefix##_unlink,          \
+    prefix##_rename, prefix##_link, prefix##_symlink, prefix##_readlink, prefix##_list,        \
+  }
+
+// The host's own files, used synchronously by whichever thread needs them: natively the POSIX
+// *at calls, in Wasm Node's fs module (host.js), called from the calling worker itself. Every
+// call gives -ENODEV where there is no host file system (a browser).
+extern const ws_host_io ws_prim_host_io;
+
 // The absolute, symlink-free form of `path` (relative: against the working directory); for
 // the start-up directory only, never to reach files.
 int ws_prim_host_realpath(const char *path, char *out, size_t size);
@@ -149,34 +167,54 @@ size_t ws_prim_host_startup_mounts(char *buffer, size_t size);
 // that failed, -EOPNOTSUPP for a URL this platform cannot fetch (http on Node).
 int64_t ws_prim_fetch(const char *url, void *buffer, size_t length, uint64_t offset);
 
-// ----- the browser's origin-private file system (OPFS) ---------------------------------------
-// The same calls on OPFS (emscripten/opfs.c): each goes to one dedicated I/O worker through a
-// queue in shared memory, except small reads and writes, which a per-file cache serves. OPFS
-// names files by path ("" for the origin's OPFS root, "/a/b" below it): a held directory is
-// the path it was opened on, moved along by renames made here. OPFS has no links or symlinks,
-// so no path built from a held directory leaves it: link and symlink give -EPERM. It keeps no
-// modes or times: chmod and utimes give -EOPNOTSUPP. -ENODEV where there is no OPFS (Node, a
-// program built without -pthread).
-int ws_prim_opfs_open_root(const char *path);  // also makes the directory
-int ws_prim_opfs_open_dir(int dir, const char *name);
-int ws_prim_opfs_lstat(int dir, const char *name, ws_host_stat *out);
-int ws_prim_opfs_fstat(int fd, ws_host_stat *out);
-int ws_prim_opfs_open(int dir, const char *name, int how, uint32_t mode);
-int ws_prim_opfs_close(int fd);
-int64_t ws_prim_opfs_pread(int fd, void *buffer, size_t length, uint64_t offset);
-int64_t ws_prim_opfs_pwrite(int fd, const void *buffer, size_t length, uint64_t offset);
-int ws_prim_opfs_ftruncate(int fd, uint64_t size);
-int ws_prim_opfs_fsync(int fd);
-int ws_prim_opfs_chmod(int fd, uint32_t mode);
-int ws_prim_opfs_utimes(int fd, const int64_t seconds[2], const int32_t nanoseconds[2]);
-int ws_prim_opfs_mkdir(int dir, const char *name, uint32_t mode);
-int ws_prim_opfs_rmdir(int dir, const char *name);
-int ws_prim_opfs_unlink(int dir, const char *name);
-int ws_prim_opfs_rename(int from_dir, const char *from, int to_dir, const char *to);
-int ws_prim_opfs_link(int from_dir, const char *from, int to_dir, const char *to);
-int ws_prim_opfs_symlink(const char *target, int dir, const char *name);
-int ws_prim_opfs_readlink(int dir, const char *name, char *buffer, size_t size);
-int64_t ws_prim_opfs_list(int dir, void *buffer, size_t size);
+// ----- the OPFS I/O worker (the OPFS backend's transport) -----------------------------------
+// The browser's origin-private file system can be read and written synchronously only from a
+// dedicated worker holding a FileSystemSyncAccessHandle, and a file admits one such handle, so
+// one I/O worker (emscripten/opfs_worker.js) owns them all. A thread sends it a request, which
+// lives on the sender's stack in shared memory, and waits; the worker answers requests in the
+// order they arrive. OPFS names files by path: "" is the origin's OPFS root, "/a/b" below it.
+// The OPFS backend (src/fs/opfs/) builds its held directories and its cache on these calls.
+enum ws_opfs_call {  // opfs_worker.js's CALLS, in this order
+  WS_OPFS_LSTAT = 1,  // path: buffer gets a ws_host_stat; fd gets the descriptor open on it, or -1
+  WS_OPFS_FSTAT,      // fd: buffer gets a ws_host_stat
+  WS_OPFS_REALPATH,   // path: buffer (length bytes) gets its normal form, made as a directory if missing
+  WS_OPFS_OPEN,       // path, length = how: the descriptor (below WS_OPFS_FILES_MAX); offset gets the size
+  WS_OPFS_CLOSE,      // fd: one open fewer (the handle lets go at the last, after a while)
+  WS_OPFS_PREAD,      // fd, buffer, length, offset: the bytes read
+  WS_OPFS_PWRITE,     // fd, buffer, length, offset: the bytes written
+  WS_OPFS_TRUNCATE,   // fd, offset = the new size
+  WS_OPFS_FLUSH,      // fd
+  WS_OPFS_MKDIR,      // path
+  WS_OPFS_RMDIR,      // path
+  WS_OPFS_UNLINK,     // path
+  WS_OPFS_RENAME,     // path to path2
+  WS_OPFS_LIST,       // path, buffer, length: as ws_host_io's list
+  WS_OPFS_CLOSE_ALL,  // every handle (ws_prim_opfs_disconnect sends it)
+};
+#define WS_OPFS_FILES_MAX 4096  // the worker's descriptors are below this
+
+typedef struct ws_opfs_request {
+  _Atomic uint32_t done;          // the word the sender waits on: 1 once answered
+  uint32_t call;                  // enum ws_opfs_call
+  struct ws_opfs_request *next;   // in the worker's queue
+  int32_t fd;
+  const char *path, *path2;
+  void *buffer;
+  uint32_t length;
+  double offset;                  // offsets travel as doubles: exact below 2^53
+  double result;                  // >= 0, or -errno
+} ws_opfs_request;
+
+// Sends `request` and waits for its answer, which it returns (also in request->result). A
+// pthread sleeps; the browser's main thread, which may not sleep, spins (the worker never
+// needs the main thread to answer). -ENODEV where there is no I/O worker: Node, a program
+// built without -pthread, a browser without OPFS, or after ws_prim_opfs_disconnect.
+double ws_prim_opfs_send(ws_opfs_request *request);
+// Connects to the I/O worker that the page started before main(); true if requests will be
+// answered. Called once, on the main thread before main() (a constructor).
+bool ws_prim_opfs_connect(void);
+// The worker lets go of every file handle; later requests give -ENODEV. At exit.
+void ws_prim_opfs_disconnect(void);
 
 // ----- diagnostics -------------------------------------------------------------------------
 // Writes a message to the error console without allocating.

@@ -23,14 +23,14 @@ static _Atomic int failing_errno = EIO;  // what the failing call answers
 
 
 #define FAILING(type, name, parameters, arguments) \
-  static type failing_##name parameters { return fail_now() ? -atomic_load(&failing_errno) : ws_prim_host_##name arguments; }
+  static type failing_##name parameters { return fail_now() ? -atomic_load(&failing_errno) : ws_prim_host_io.name arguments; }
 FAILING(int, open_root, (const char *path), (path))
 FAILING(int, open_dir, (int dir, const char *name), (dir, name))
 // lstat also runs a hook once it has answered: a test changes the host between a lookup's lstat
 // and what the backend does next.
 static void (*_Atomic after_lstat)(int dir, const char *name);
 static int failing_lstat(int dir, const char *name, ws_host_stat *out) {
-  int result = fail_now() ? -atomic_load(&failing_errno) : ws_prim_host_lstat(dir, name, out);
+  int result = fail_now() ? -atomic_load(&failing_errno) : ws_prim_host_io.lstat(dir, name, out);
   void (*hook)(int, const char *) = atomic_exchange(&after_lstat, NULL);
   if (hook != NULL) hook(dir, name);
   return result;
@@ -54,7 +54,7 @@ FAILING(int, readlink, (int dir, const char *name, char *buffer, size_t size), (
 FAILING(int64_t, list, (int dir, void *buffer, size_t size), (dir, buffer, size))
 
 static int failing_mount(ws_mount *mount, const char *options) {
-  static const ws_host_calls calls = WS_HOST_CALLS(failing);
+  static const ws_host_io calls = WS_HOST_IO(failing);
   return ws_host_mount(mount, options, &calls);
 }
 static const ws_fs_backend failing_backend = {.name = "failing host", .mount = failing_mount, WS_HOST_OPERATIONS};
@@ -171,7 +171,7 @@ static void host_errno_passed_on(void) {
 // A file replaced on the host between the lookup's lstat and the backend's open of it: the node
 // describes the file it opened (its size), not the one the lstat saw.
 static void swap_in_other(int dir, const char *name) {
-  if (strcmp(name, "swap") == 0) ws_prim_host_rename(dir, "other", dir, "swap");
+  if (strcmp(name, "swap") == 0) ws_prim_host_io.rename(dir, "other", dir, "swap");
 }
 
 static void replaced_while_looked_up(void) {

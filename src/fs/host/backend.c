@@ -1,8 +1,8 @@
 // The host-directory backend: a directory of the host mounted into the file system (on Node a
 // real directory through Node's fs, natively the OS's own). Every operation is a synchronous
 // host call made by the calling thread (src/platform/*/host), so any thread reads and writes
-// host files without the main thread. The calls come from a table (host.h), so the same logic
-// also serves the OPFS backend (../opfs/backend.c), whose calls go to the OPFS I/O worker.
+// host files without the main thread. The calls come from a table (platform.h's ws_host_io),
+// so the same logic also serves the OPFS backend (../opfs/), whose calls go to OPFS's I/O worker.
 //
 // The boundary: every directory node holds its host directory (a descriptor), and every
 // operation names one entry beneath a held directory, never following a symlink in it
@@ -45,7 +45,7 @@ typedef struct host_node {
 } host_node;
 
 typedef struct host_mount {
-  const ws_host_calls *calls;
+  const ws_host_io *calls;
   uint64_t root_dev;           // files on other devices get inode numbers mixed with theirs
   pthread_mutex_t table_lock;  // the table (and the readdir snapshots); a leaf lock
   host_node **buckets;
@@ -53,7 +53,7 @@ typedef struct host_mount {
 } host_mount;
 
 static host_mount *mount_of(const ws_node *node) { return node->mount->data; }
-static const ws_host_calls *calls_of(const ws_node *node) { return mount_of(node)->calls; }
+static const ws_host_io *calls_of(const ws_node *node) { return mount_of(node)->calls; }
 static int held(const ws_node *dir) { return ((host_node *)dir->data)->fd; }
 static host_id id_of(const ws_host_stat *info) { return (host_id){info->dev, info->ino}; }
 static bool same_id(host_id a, host_id b) { return a.dev == b.dev && a.ino == b.ino; }
@@ -136,7 +136,7 @@ static uint64_t virtual_ino(const host_mount *hm, host_id id) {
 // under the table's lock below.
 static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, int fd, ws_node **child) {
   host_mount *hm = mount_of(dir);
-  const ws_host_calls *host = hm->calls;
+  const ws_host_io *host = hm->calls;
   uint32_t type = info != NULL ? info->mode & S_IFMT : S_IFREG;
   if (type != S_IFREG && type != S_IFDIR && type != S_IFLNK) {
     if (fd >= 0) host->close(fd);
@@ -226,7 +226,7 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
 }
 
 // ----- the operations ----------------------------------------------------------------------------
-int ws_host_mount(ws_mount *mount, const char *options, const ws_host_calls *host) {
+int ws_host_mount(ws_mount *mount, const char *options, const ws_host_io *host) {
   if (options == NULL) return -EINVAL;  // the host directory
   host_mount *hm = calloc(1, sizeof *hm);
   if (hm == NULL) return -ENOMEM;
@@ -272,7 +272,7 @@ int ws_host_lookup(ws_node *dir, const char *name, size_t length, ws_node **chil
 
 int ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,
                    ws_node **child) {
-  const ws_host_calls *host = calls_of(dir);
+  const ws_host_io *host = calls_of(dir);
   char leaf[WS_NAME_MAX + 1];
   int error = leaf_of(name, length, leaf), fd = -1;
   if (error != 0) return error;
@@ -325,7 +325,7 @@ static void set_parent(host_mount *hm, host_id id, ws_node *parent) {
 }
 
 int ws_host_unlink(ws_node *dir, const char *name, size_t length) {
-  const ws_host_calls *host = calls_of(dir);
+  const ws_host_io *host = calls_of(dir);
   char leaf[WS_NAME_MAX + 1];
   ws_host_stat info;
   int error = leaf_of(name, length, leaf);
@@ -343,7 +343,7 @@ int ws_host_unlink(ws_node *dir, const char *name, size_t length) {
 
 int ws_host_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
                    size_t to_length) {
-  const ws_host_calls *host = calls_of(from_dir);
+  const ws_host_io *host = calls_of(from_dir);
   char from_leaf[WS_NAME_MAX + 1], to_leaf[WS_NAME_MAX + 1];
   ws_host_stat moved, replaced;
   int error = leaf_of(from, from_length, from_leaf);
@@ -368,7 +368,7 @@ int ws_host_rename(ws_node *from_dir, const char *from, size_t from_length, ws_n
 // A snapshot of the host directory is taken when a listing starts (cookie 0) and serves it by
 // entry number; entries come and go on the host between listings, not during one.
 int ws_host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next) {
-  const ws_host_calls *host = calls_of(dir);
+  const ws_host_io *host = calls_of(dir);
   host_node *hn = dir->data;
   host_mount *hm = mount_of(dir);
   int error = 0;
@@ -439,7 +439,7 @@ int ws_host_open(ws_node *node, int flags) {
 }
 
 int64_t ws_host_read(ws_node *file, void *buffer, size_t length, uint64_t offset) {
-  const ws_host_calls *host = calls_of(file);
+  const ws_host_io *host = calls_of(file);
   int fd = file_fd(file);
   if (fd < 0) return fd;
   size_t done = 0;
@@ -456,7 +456,7 @@ int64_t ws_host_read(ws_node *file, void *buffer, size_t length, uint64_t offset
 }
 
 int64_t ws_host_write(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
-  const ws_host_calls *host = calls_of(file);
+  const ws_host_io *host = calls_of(file);
   int fd = file_fd(file);
   if (fd < 0) return fd;
   size_t done = 0;
@@ -474,7 +474,7 @@ int64_t ws_host_write(ws_node *file, const void *buffer, size_t length, uint64_t
 }
 
 int ws_host_truncate(ws_node *file, uint64_t size) {
-  const ws_host_calls *host = calls_of(file);
+  const ws_host_io *host = calls_of(file);
   int fd = file_fd(file);
   int error = fd < 0 ? fd : host->ftruncate(fd, size);
   if (error == 0) {
@@ -513,7 +513,7 @@ int ws_host_set_times(ws_node *node, const struct timespec times[2]) {
 }
 
 void ws_host_release(ws_node *node) {
-  const ws_host_calls *host = calls_of(node);
+  const ws_host_io *host = calls_of(node);
   host_node *hn = node->data;
   if (hn == NULL) return;
   host_mount *hm = mount_of(node);
@@ -537,9 +537,8 @@ void ws_host_unmount(ws_mount *mount) {
 }
 
 static int local_mount(ws_mount *mount, const char *options) {
-  static const ws_host_calls local = WS_HOST_CALLS(ws_prim_host);
   if (options == NULL || options[0] == '\0') return -EINVAL;
-  return ws_host_mount(mount, options, &local);
+  return ws_host_mount(mount, options, &ws_prim_host_io);
 }
 
 static const ws_fs_backend host_backend = {.name = "host", .mount = local_mount, WS_HOST_OPERATIONS};

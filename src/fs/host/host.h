@@ -1,48 +1,15 @@
-// The host-directory backend's logic over a table of host calls. Two sets of calls share it:
-// the host's own files (the platform's ws_prim_host_*: POSIX natively, Node's fs in Wasm) and
-// the browser's origin-private file system (src/platform/emscripten/opfs.c, which sends each
-// call to the OPFS I/O worker). Each backend is this file's operations with its own mount.
+// The host-directory backend's logic over a table of host calls (platform.h's ws_host_io). Two
+// tables share it: the host's own files (the platform's ws_prim_host_io: POSIX natively,
+// Node's fs in Wasm) and the browser's origin-private file system (src/fs/opfs/). Each backend
+// is this file's operations with its own mount.
 #ifndef WASMSCALE_FS_HOST_H
 #define WASMSCALE_FS_HOST_H
 
 #include "../internal.h"
 #include "../../platform/platform.h"
 
-// Named beneath held directories, never following a symlink: platform.h says the contract.
-typedef struct ws_host_calls {
-  int (*open_root)(const char *path);
-  int (*open_dir)(int dir, const char *name);
-  int (*lstat)(int dir, const char *name, ws_host_stat *out);
-  int (*fstat)(int fd, ws_host_stat *out);
-  int (*open)(int dir, const char *name, int how, uint32_t mode);
-  int (*close)(int fd);
-  int64_t (*pread)(int fd, void *buffer, size_t length, uint64_t offset);
-  int64_t (*pwrite)(int fd, const void *buffer, size_t length, uint64_t offset);
-  int (*ftruncate)(int fd, uint64_t size);
-  int (*fsync)(int fd);
-  int (*chmod)(int fd, uint32_t mode);
-  int (*utimes)(int fd, const int64_t seconds[2], const int32_t nanoseconds[2]);
-  int (*mkdir)(int dir, const char *name, uint32_t mode);
-  int (*rmdir)(int dir, const char *name);
-  int (*unlink)(int dir, const char *name);
-  int (*rename)(int from_dir, const char *from, int to_dir, const char *to);
-  int (*link)(int from_dir, const char *from, int to_dir, const char *to);
-  int (*symlink)(const char *target, int dir, const char *name);
-  int (*readlink)(int dir, const char *name, char *buffer, size_t size);
-  int64_t (*list)(int dir, void *buffer, size_t size);
-} ws_host_calls;
-
-// The table of a set of calls named PREFIX_lstat, PREFIX_fstat... (platform.h's prefixes).
-#define WS_HOST_CALLS(prefix)                                                                  \
-  {                                                                                            \
-    prefix##_open_root, prefix##_open_dir, prefix##_lstat, prefix##_fstat, prefix##_open,      \
-    prefix##_close, prefix##_pread, prefix##_pwrite, prefix##_ftruncate, prefix##_fsync,       \
-    prefix##_chmod, prefix##_utimes, prefix##_mkdir, prefix##_rmdir, prefix##_unlink,          \
-    prefix##_rename, prefix##_link, prefix##_symlink, prefix##_readlink, prefix##_list,        \
-  }
-
 // Mounts the host directory `options` (held through `calls`) as mount->root.
-int ws_host_mount(ws_mount *mount, const char *options, const ws_host_calls *calls);
+int ws_host_mount(ws_mount *mount, const char *options, const ws_host_io *calls);
 
 int ws_host_lookup(ws_node *dir, const char *name, size_t length, ws_node **child);
 int ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,

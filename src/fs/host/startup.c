@@ -10,8 +10,6 @@
 
 #include "../internal.h"
 
-#pragma weak ws_fs_opfs_backend
-
 typedef struct startup_mount {
   const char *virtual_path, *host;
 } startup_mount;
@@ -83,11 +81,11 @@ void ws_fs_mount_startup_dirs(bool host_root) {
   startup_mount mount;
   for (size_t at = 0; next_mount(&at, &mount);) {
     if (is_root(&mount)) continue;
-    bool opfs = strncmp(mount.host, "opfs:", 5) == 0 && ws_fs_opfs_backend != NULL;
+    const ws_fs_backend *opfs = strncmp(mount.host, "opfs:", 5) == 0 ? ws_linked_backend("opfs") : NULL;
     int error = ws_make_dirs(mount.virtual_path, 0755);
     if (error == 0) {
-      error = ws_fs_mount(mount.virtual_path, opfs ? ws_fs_opfs_backend() : ws_fs_host_backend(),
-                          opfs ? mount.host + 5 : mount.host);
+      error = ws_fs_mount(mount.virtual_path, opfs != NULL ? opfs : ws_fs_host_backend(),
+                          opfs != NULL ? mount.host + 5 : mount.host);
     }
     if (error != 0) report(&mount, error);
   }

@@ -75,19 +75,12 @@ API int ws_js_rmdir(const char *path) { return ws_fs_unlinkat(WS_AT_FDCWD, path,
 API int ws_js_unlink(const char *path) { return ws_fs_unlinkat(WS_AT_FDCWD, path, 0); }
 API int ws_js_rename(const char *from, const char *to) { return ws_fs_renameat(WS_AT_FDCWD, from, WS_AT_FDCWD, to); }
 
-// Weak: the host and OPFS backends are linked only when asked for (wasmscale-cc --backend or --mount).
-#pragma weak ws_fs_host_backend
-#pragma weak ws_fs_opfs_backend
-
 // Mounts a backend chosen by name ("memory", "host", "opfs") at `path`; `options` as the
 // backend takes them (host: the host directory; opfs: a directory in OPFS). ENODEV for a
-// backend this program does not hold.
+// backend this program does not hold (src/fs/linked.h: each is linked only when asked for).
 API int ws_js_mount(const char *path, const char *type, const char *options) {
-  const ws_fs_backend *backend = NULL;
-  if (strcmp(type, "memory") == 0) backend = ws_fs_memory_backend();
-  if (strcmp(type, "host") == 0 && ws_fs_host_backend != NULL) backend = ws_fs_host_backend();
-  bool opfs = strcmp(type, "opfs") == 0 && ws_fs_opfs_backend != NULL;
-  if (opfs) backend = ws_fs_opfs_backend();
+  const ws_fs_backend *backend = strcmp(type, "memory") == 0 ? ws_fs_memory_backend() : ws_linked_backend(type);
+  bool opfs = strcmp(type, "opfs") == 0;
   if (backend == NULL) return -ENODEV;
   return ws_fs_mount(path, backend, options[0] != '\0' || opfs ? options : NULL);  // "": the OPFS root
 }

@@ -1,5 +1,5 @@
 // The page's side of the OPFS backend: starts the I/O worker before the program runs and hands
-// it the request queue (src/platform/emscripten/opfs.c has the protocol; opfs_worker.js is the
+// it the request queue (opfs.c and platform.h have the protocol; opfs_worker.js is the
 // worker's program). Linked only into programs that mount OPFS (wasmscale-cc --backend=opfs).
 mergeInto(LibraryManager.library, {
   $wasmscaleOpfs__deps: ['$wasmscaleOpfsWorker'].concat(wasmscaleRuntime(['addRunDependency', 'removeRunDependency', 'addOnPreRun', 'addOnExit'])),
@@ -32,7 +32,7 @@ mergeInto(LibraryManager.library, {
   },
   $wasmscaleOpfs__postset: 'addOnPreRun(function() { wasmscaleOpfs.start(); });',
 
-  // From opfs.c's constructor (main thread, before main): 1 if requests will be answered.
+  // From ws_prim_opfs_connect (main thread, before main): 1 if requests will be answered.
   _wasmscale_opfs_connect__deps: ['$wasmscaleOpfs'],
   _wasmscale_opfs_connect: function(queue) {
     var worker = wasmscaleOpfs.worker;

@@ -1,7 +1,7 @@
 // The OPFS I/O worker's program. opfs.js starts it from this function's text (a Blob), so it
 // must use nothing from outside its own body. It owns every FileSystemSyncAccessHandle of the
 // program and answers the requests threads push onto the queue in Wasm memory (the layout is
-// opfs.c's struct opfs_request): it takes the whole list, answers in arrival order, writes each
+// platform.h's ws_opfs_request): it takes the whole list, answers in arrival order, writes each
 // result and wakes its caller.
 //
 // OPFS has files and directories only: no links, modes or inode numbers. Inode numbers are

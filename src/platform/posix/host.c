@@ -25,25 +25,25 @@ static void store_stat(const struct stat *info, ws_host_stat *out) {
       .ctime_sec = info->st_ctim.tv_sec, .ctime_nsec = (int32_t)info->st_ctim.tv_nsec};
 }
 
-int ws_prim_host_open_root(const char *path) {
+static int host_open_root(const char *path) {
   int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
   return fd < 0 ? -errno : fd;
 }
 
 // O_PATH: a held directory needs no read permission, as a path walk through it needs none.
-int ws_prim_host_open_dir(int dir, const char *name) {
+static int host_open_dir(int dir, const char *name) {
   int fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   return fd < 0 ? -errno : fd;
 }
 
-int ws_prim_host_lstat(int dir, const char *name, ws_host_stat *out) {
+static int host_lstat(int dir, const char *name, ws_host_stat *out) {
   struct stat info;
   if (fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
   store_stat(&info, out);
   return 0;
 }
 
-int ws_prim_host_fstat(int fd, ws_host_stat *out) {
+static int host_fstat(int fd, ws_host_stat *out) {
   struct stat info;
   if (fstat(fd, &info) != 0) return -errno;
   store_stat(&info, out);
@@ -59,62 +59,62 @@ int ws_prim_host_realpath(const char *path, char *out, size_t size) {
   return error;
 }
 
-int ws_prim_host_open(int dir, const char *name, int how, uint32_t mode) {
+static int host_open(int dir, const char *name, int how, uint32_t mode) {
   int flags = O_NOFOLLOW | O_CLOEXEC | (how & WS_HOST_READ_WRITE ? O_RDWR : O_RDONLY);
   if (how & WS_HOST_CREATE) flags |= O_CREAT | O_EXCL;
   int fd = openat(dir, name, flags, (mode_t)mode);
   return fd < 0 ? -errno : fd;
 }
 
-int ws_prim_host_close(int fd) { return RESULT(close(fd)); }
+static int host_close(int fd) { return RESULT(close(fd)); }
 
-int64_t ws_prim_host_pread(int fd, void *buffer, size_t length, uint64_t offset) {
+static int64_t host_pread(int fd, void *buffer, size_t length, uint64_t offset) {
   ssize_t got = pread(fd, buffer, length, (off_t)offset);
   return got < 0 ? -errno : got;
 }
 
-int64_t ws_prim_host_pwrite(int fd, const void *buffer, size_t length, uint64_t offset) {
+static int64_t host_pwrite(int fd, const void *buffer, size_t length, uint64_t offset) {
   ssize_t put = pwrite(fd, buffer, length, (off_t)offset);
   return put < 0 ? -errno : put;
 }
 
-int ws_prim_host_ftruncate(int fd, uint64_t size) { return RESULT(ftruncate(fd, (off_t)size)); }
-int ws_prim_host_fsync(int fd) { return RESULT(fsync(fd)); }
+static int host_ftruncate(int fd, uint64_t size) { return RESULT(ftruncate(fd, (off_t)size)); }
+static int host_fsync(int fd) { return RESULT(fsync(fd)); }
 
 // Through the descriptor's /proc entry, which also serves O_PATH descriptors (fchmod and
 // futimens refuse those); the kernel resolves it to the descriptor's own file.
 static void proc_path(int fd, char out[32]) { snprintf(out, 32, "/proc/self/fd/%d", fd); }
 
-int ws_prim_host_chmod(int fd, uint32_t mode) {
+static int host_chmod(int fd, uint32_t mode) {
   char path[32];
   proc_path(fd, path);
   return RESULT(chmod(path, (mode_t)mode));
 }
 
-int ws_prim_host_utimes(int fd, const int64_t seconds[2], const int32_t nanoseconds[2]) {
+static int host_utimes(int fd, const int64_t seconds[2], const int32_t nanoseconds[2]) {
   char path[32];
   proc_path(fd, path);
   struct timespec times[2] = {{(time_t)seconds[0], nanoseconds[0]}, {(time_t)seconds[1], nanoseconds[1]}};
   return RESULT(utimensat(AT_FDCWD, path, times, 0));
 }
 
-int ws_prim_host_mkdir(int dir, const char *name, uint32_t mode) { return RESULT(mkdirat(dir, name, (mode_t)mode)); }
-int ws_prim_host_rmdir(int dir, const char *name) { return RESULT(unlinkat(dir, name, AT_REMOVEDIR)); }
-int ws_prim_host_unlink(int dir, const char *name) { return RESULT(unlinkat(dir, name, 0)); }
-int ws_prim_host_rename(int from_dir, const char *from, int to_dir, const char *to) {
+static int host_mkdir(int dir, const char *name, uint32_t mode) { return RESULT(mkdirat(dir, name, (mode_t)mode)); }
+static int host_rmdir(int dir, const char *name) { return RESULT(unlinkat(dir, name, AT_REMOVEDIR)); }
+static int host_unlink(int dir, const char *name) { return RESULT(unlinkat(dir, name, 0)); }
+static int host_rename(int from_dir, const char *from, int to_dir, const char *to) {
   return RESULT(renameat(from_dir, from, to_dir, to));
 }
-int ws_prim_host_link(int from_dir, const char *from, int to_dir, const char *to) {
+static int host_link(int from_dir, const char *from, int to_dir, const char *to) {
   return RESULT(linkat(from_dir, from, to_dir, to, 0));
 }
-int ws_prim_host_symlink(const char *target, int dir, const char *name) { return RESULT(symlinkat(target, dir, name)); }
+static int host_symlink(const char *target, int dir, const char *name) { return RESULT(symlinkat(target, dir, name)); }
 
-int ws_prim_host_readlink(int dir, const char *name, char *buffer, size_t size) {
+static int host_readlink(int dir, const char *name, char *buffer, size_t size) {
   ssize_t length = readlinkat(dir, name, buffer, size);
   return length < 0 ? -errno : (int)length;
 }
 
-int64_t ws_prim_host_list(int held, void *buffer, size_t size) {
+static int64_t host_list(int held, void *buffer, size_t size) {
   int fd = openat(held, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);  // an O_PATH descriptor cannot be read
   DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
   if (dir == NULL) {
@@ -157,3 +157,5 @@ size_t ws_prim_host_startup_mounts(char *buffer, size_t size) {
   }
   return needed;
 }
+
+const ws_host_io ws_prim_host_io = WS_HOST_IO(host);
