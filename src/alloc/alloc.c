@@ -114,13 +114,11 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) 
   return run;
 }
 
-// The score of waiting at the back (heap->waiting_pays) saturates at +-WAITING_SCORE_MAX; while
-// it is negative, every WAITING_PROBE-th used-up run of the class waits all the same. (Probing
-// runs by page number failed when every run of a class started on an odd page: no run ever
-// probed, and a class whose score fell while its first runs filled stayed negative for good,
-// marking runs full and taking them back one free block at a time.)
-enum { WAITING_SCORE_MAX = 8, WAITING_PROBE = 16 };
-_Static_assert(256 % WAITING_PROBE == 0, "heap->waiting_probes (8 bits) must wrap on a multiple");
+// The score of waiting at the back (heap->waiting_pays) saturates at +-WS_WAITING_SCORE_MAX;
+// while it is negative, every WS_WAITING_PROBE-th used-up run of the class waits all the same,
+// counted per class: probing runs by page number fails when every run of a class starts on an
+// odd page (docs/allocator.md, "Why the back of the list").
+_Static_assert(256 % WS_WAITING_PROBE == 0, "heap->waiting_probes (8 bits) must wrap on a multiple");
 _Static_assert(256 % WS_SURPLUS_EVERY == 0 && 256 % WS_PASSED_SURPLUS_EVERY == 0,
                "heap->run_switches (8 bits) must wrap on a multiple");
 
@@ -194,9 +192,14 @@ static void look_for_surplus(ws_heap *heap, ws_page *serving) {
   _ws_hand_off_surplus(heap, serving, passed ? serving->capacity / WS_PASSED_RESERVE_SHARE : 2 * serving->capacity);
 }
 
-void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) {
-  ws_validate_heap_class(heap, size_class);
-  _ws_collect_delayed(heap);
+// ----- the slow path -------------------------------------------------------------------------
+// The slow path tries the sources of blocks in order, cheapest and least memory first; each
+// step returns a run with a free block, or NULL to go on to the next.
+
+// Step 1, the class's own runs: the serving run once it has taken in its remote frees, then the
+// others in queue order. A used-up run goes to the back once to gather frees (if waiting pays
+// in this class), else off the queue as full; a used-up stand-in goes off the queue.
+static ws_page *run_from_class_queue(ws_heap *heap, unsigned size_class) {
   ws_page *run = heap->avail[size_class];
   while (run != &_ws_empty_run && run != NULL) {
     if (ws_is_stand_in(run) && run->free == NULL) {  // kept blocks used up: off the list
@@ -208,15 +211,15 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
     if (run->free == NULL) _ws_run_collect(run);
     int8_t *pays = &heap->waiting_pays[size_class];
     if (run->free != NULL) {
-      if (run->waited && *pays < WAITING_SCORE_MAX) ++*pays;
+      if (run->waited && *pays < WS_WAITING_SCORE_MAX) ++*pays;
       run->waited = false;
       _ws_queue_move_to_front(heap, run);  // let the fast path find it next time
       if (heap->keeps_foreign) look_for_surplus(heap, run);
-      return _ws_pop_block(run);
+      return run;
     }
     ws_page *next = run->next;
     if (!run->waited && next != NULL &&
-        (*pays >= 0 || heap->waiting_probes[size_class]++ % WAITING_PROBE == 0)) {
+        (*pays >= 0 || heap->waiting_probes[size_class]++ % WS_WAITING_PROBE == 0)) {
       // Used up for the first time since it last served: to the back of the list, where it
       // gathers frees while the other runs serve, instead of off the list as full (an atomic
       // read-modify-write now, another at its next free). When blocks are freed in a random
@@ -227,33 +230,51 @@ void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) 
       _ws_queue_move_to_back(heap, run);
       run = next;
     } else if (try_mark_full(heap, run)) {
-      if (run->waited && *pays > -WAITING_SCORE_MAX) --*pays;
+      if (run->waited && *pays > -WS_WAITING_SCORE_MAX) --*pays;
       run = next;
     }  // otherwise a remote free arrived: collect it
   }
-  // A run another heap handed over is memory already spent: use it first.
-  if ((run = _ws_adopt_orphan(heap, size_class)) != NULL) return _ws_pop_block(run);
-  // Unless a spare run can serve, before taking memory from the pool: the blocks that came back
-  // to full runs too few to bring them back on the list, then blocks other threads freed but
-  // their owners have not taken in (steal.c).
-  if (spare_link(heap, size_class, _ws_class_run_pages(size_class)) == NULL) {
-    if ((run = _ws_rejoin_full_runs(heap, size_class)) != NULL) {
-      _ws_queue_move_to_front(heap, run);
-      return _ws_pop_block(run);
-    }
-    if (_ws_steal_pending(heap, size_class)) return _ws_pop_block(&heap->kept[size_class]);
+  return NULL;
+}
+
+// Step 3, blocks already freed but not on a queue, unless a spare run can serve (it costs no
+// walk): the blocks that came back to full runs, too few to bring them back on the queue; then
+// blocks other threads freed whose owners have not taken them in (steal.c), served from the
+// class's stand-in.
+static ws_page *run_from_stray_frees(ws_heap *heap, unsigned size_class) {
+  if (spare_link(heap, size_class, _ws_class_run_pages(size_class)) != NULL) return NULL;
+  ws_page *run = _ws_rejoin_full_runs(heap, size_class);
+  if (run != NULL) {
+    _ws_queue_move_to_front(heap, run);
+    return run;
   }
-  // Memory already free comes first, then a larger class's block, then new memory. (Looked for
-  // again after the pool: taking in other classes' frees may have emptied and released it.)
-  if (larger_class_run(heap, size_class, alignment) != NULL) {
-    if ((run = fresh_run(heap, size_class, POOL_RECLAIMED)) != NULL) return _ws_pop_block(run);
-    if ((run = larger_class_run(heap, size_class, alignment)) != NULL) {
-      WS_COUNTER_ADD(heap->larger_class_blocks, 1);
-      return _ws_pop_block(run);
-    }
-  }
-  run = fresh_run(heap, size_class, POOL_GROWN);
-  return run ? _ws_pop_block(run) : NULL;
+  return _ws_steal_pending(heap, size_class) ? &heap->kept[size_class] : NULL;
+}
+
+// Step 4, memory already free: a spare run or the pool's free spans (reclaiming what exited
+// threads left), else a block of a larger class, looked for again after the pool, since taking
+// in other classes' frees may have emptied and released the run it found.
+static ws_page *run_from_free_memory(ws_heap *heap, unsigned size_class, size_t alignment) {
+  if (larger_class_run(heap, size_class, alignment) == NULL) return NULL;
+  ws_page *run = fresh_run(heap, size_class, POOL_RECLAIMED);
+  if (run != NULL) return run;
+  run = larger_class_run(heap, size_class, alignment);
+  if (run != NULL) WS_COUNTER_ADD(heap->larger_class_blocks, 1);
+  return run;
+}
+
+// A block of `size_class` when the serving run has none (api.c's fast path failed).
+void *_ws_heap_alloc_slow(ws_heap *heap, unsigned size_class, size_t alignment) {
+  ws_validate_heap_class(heap, size_class);
+  _ws_collect_delayed(heap);  // frees into this heap's full runs, each back on its queue
+  ws_page *run = run_from_class_queue(heap, size_class);
+  // Step 2, a run another heap handed over: memory already spent.
+  if (run == NULL) run = _ws_adopt_orphan(heap, size_class);
+  if (run == NULL) run = run_from_stray_frees(heap, size_class);
+  if (run == NULL) run = run_from_free_memory(heap, size_class, alignment);
+  // Step 5, the pool with new memory if it must.
+  if (run == NULL) run = fresh_run(heap, size_class, POOL_GROWN);
+  return run != NULL ? _ws_pop_block(run) : NULL;
 }
 
 ws_page *_ws_span_alloc_reclaiming(size_t pages, size_t alignment, ws_page_kind kind, bool may_grow) {

@@ -28,7 +28,9 @@
 #pragma GCC visibility push(hidden)
 
 // ---------------------------------------------------------------------------------------
-// Knobs. Everything else derives from these.
+// The tunables: every size, threshold and rate the allocator's policy uses, in one table.
+// Everything else derives from these. Why each has its value, with the measurements, is in
+// docs/allocator.md and docs/decisions.md ("the allocator's measured choices" and later entries).
 // ---------------------------------------------------------------------------------------
 #define WS_PAGE_SHIFT 14                        // 16 KiB pages
 #define WS_PAGE_SIZE ((size_t)1 << WS_PAGE_SHIFT)
@@ -59,6 +61,8 @@
 #define WS_REJOIN_SHARE 4                       // its class list only with 1/4 of its blocks back
 #define WS_HOLE_SPARING_PAGES 64                // memory grown to keep runs out of large blocks' holes, per large block
 #define WS_LARGER_CLASSES 2                     // before memory grows, a block may come from a class this far up
+#define WS_WAITING_SCORE_MAX 8                  // a class's score of runs waiting at the back for frees, +-...
+#define WS_WAITING_PROBE 16                     // ...and while it is negative, one used-up run in this many waits all the same
 
 // Checked mode (-DWS_CHECKED=1): every block carries a header and canaries, and free verifies
 // them and the pointer itself; freed blocks wait poisoned in a quarantine (check.c). Off by default.
