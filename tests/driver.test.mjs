@@ -127,8 +127,8 @@ test('flags map onto emcc settings at link time only', () => {
   // -sNODERAWFS is Emscripten's for --fs=js, a host root (--mount=/=.) for --fs=wasmscale.
   assert.ok(printed(['--fs=js', '-sNODERAWFS', 'x.c']).includes('-sNODERAWFS'));
   const rawfs = printed(['-sNODERAWFS', 'x.c']);
-  assert.ok(!rawfs.includes('-sNODERAWFS') && rawfs.includes('-Wl,--undefined=ws_fs_mount_startup_dirs'), rawfs.join(' '));
-  const mounts = fs.readFileSync(rawfs[rawfs.indexOf('-Wl,--undefined=ws_fs_mount_startup_dirs') - 1], 'utf8');
+  assert.ok(!rawfs.includes('-sNODERAWFS') && rawfs.includes('-Wl,--undefined=_ws_fs_mount_startup_dirs'), rawfs.join(' '));
+  const mounts = fs.readFileSync(rawfs[rawfs.indexOf('-Wl,--undefined=_ws_fs_mount_startup_dirs') - 1], 'utf8');
   assert.match(mounts, /Module\['wasmscaleMounts'\] = \[\["\/", "\."\]\];/);
   assert.ok(!printed(['-sNODERAWFS=0', 'x.c']).some((arg) => arg.includes('mount')), '-sNODERAWFS=0 mounts nothing');
   // AddressSanitizer's runtime is malloc then: no allocator of ours (the file system stays).

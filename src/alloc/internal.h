@@ -56,13 +56,13 @@
 #define WS_KEEP_MAX_BLOCKS 64                   // ...in bytes, and at most this many blocks
 #define WS_SURPLUS_EVERY 64                     // a class's run switches per look for surplus runs (a power of two)...
 #define WS_PASSED_SURPLUS_EVERY 8               // ...where threads pass blocks (a power of two)...
-#define WS_PASSED_RESERVE_SHARE 2               // ...keeping half a run's blocks (alloc.c)
+#define WS_PASSED_RESERVE_SHARE 2               // ...keeping half a run's blocks (slow_path.c)
 #define WS_REJOIN_FULL_RUNS 16                  // in a class with this many full runs, a full run rejoins
 #define WS_REJOIN_SHARE 4                       // its class list only with 1/4 of its blocks back
 #define WS_HOLE_SPARING_PAGES 64                // memory grown to keep runs out of large blocks' holes, per large block
 #define WS_LARGER_CLASSES 2                     // before memory grows, a block may come from a class this far up
-#define WS_WAITING_SCORE_MAX 8                  // a class's score of runs waiting at the back for frees, +-...
-#define WS_WAITING_PROBE 16                     // ...and while it is negative, one used-up run in this many waits all the same
+#define WS_WAITING_SCORE_MAX 8                  // a class's score for runs waiting for frees: +-this...
+#define WS_WAITING_PROBE 16                     // ...and below 0, one used-up run in this many waits anyway
 
 // Checked mode (-DWS_CHECKED=1): every block carries a header and canaries, and free verifies
 // them and the pointer itself; freed blocks wait poisoned in a quarantine (check.c). Off by default.
@@ -187,17 +187,17 @@ typedef struct ws_heap {
   // the pool, looks for surplus runs, or is abandoned.
   ws_page *full[WS_CLASSES];
   uint16_t full_runs[WS_CLASSES];
-  // Per class: whether sending used-up runs to the back of the list pays (alloc.c), counted up
+  // Per class: whether sending used-up runs to the back of the list pays (slow_path.c), counted up
   // when such a run has free blocks again at its turn, down when it has none.
   int8_t waiting_pays[WS_CLASSES];
   // Per class, used-up runs met while that score is negative, counting round: every so many
-  // waits anyway, so the score can recover (alloc.c).
+  // waits anyway, so the score can recover (slow_path.c).
   uint8_t waiting_probes[WS_CLASSES];
   // Per class, slow-path switches to a run with free blocks, counting round: the first of
   // every WS_SURPLUS_EVERY (or WS_PASSED_SURPLUS_EVERY) looks for surplus runs to hand over.
   uint8_t run_switches[WS_CLASSES];
   // Per class, kept[class].capacity at the last look for surplus: kept blocks since then mean
-  // threads pass blocks of the class (alloc.c).
+  // threads pass blocks of the class (slow_path.c).
   uint32_t kept_at_look[WS_CLASSES];
   _Atomic uintptr_t delayed_free;  // blocks freed remotely into full runs (a list)
   // Emptied runs kept for the next fresh run of the same length, so a thread that cycles
@@ -221,8 +221,8 @@ typedef struct ws_heap {
   uint64_t cross_thread_frees;               // frees this thread made into other heaps' runs
   uint64_t kept_blocks;                      // of those, blocks this heap kept to hand out (kept.c)
   uint64_t borrowed_blocks;                  // blocks taken from other heaps' pending frees (steal.c)
-  uint64_t larger_class_blocks;              // served from a larger class instead of new memory (alloc.c)
-  uint64_t runs_marked_full;                 // used-up runs taken off the class lists (alloc.c)
+  uint64_t larger_class_blocks;              // served from a larger class instead of new memory (slow_path.c)
+  uint64_t runs_marked_full;                 // used-up runs taken off the class lists (slow_path.c)
   uint64_t run_bytes;                        // bytes of the runs this heap holds
   uint64_t run_bytes_peak;
 } ws_heap;
@@ -327,7 +327,7 @@ void _ws_span_add_run_counts(uint64_t *allocations, uint64_t *frees);  // runs' 
 bool _ws_span_trim(void);                           // give the free top back to the platform
 
 // ---------------------------------------------------------------------------------------
-// Heaps (heap.c) and the allocation/free paths (alloc.c, free.c).
+// Heaps (heap.c) and the allocation/free paths (slow_path.c, free.c).
 // ---------------------------------------------------------------------------------------
 // The calling thread's heap as the fast paths see it: NULL before its first allocation, and
 // a heap that never has free blocks once the thread has exited.

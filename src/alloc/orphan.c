@@ -72,7 +72,7 @@ void _ws_orphan_run(ws_heap *heap, ws_page *run) {
   atomic_fetch_add_explicit(&handed_over, 1, memory_order_relaxed);
 }
 
-// Keeps `reserve` free blocks' worth of runs after `serving` (the caller's choice: alloc.c), so
+// Keeps `reserve` free blocks' worth of runs after `serving` (the caller's choice: slow_path.c), so
 // the heap's next allocations of the class find blocks without the pool; hands over the rest.
 void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving, uint32_t reserve) {
   uint32_t kept_free = 0;

@@ -19,7 +19,7 @@ static ws_block *take_pending(ws_heap *heap, ws_page *run, unsigned size_class) 
   if (__atomic_load_n(&run->size_class, __ATOMIC_RELAXED) != size_class) return NULL;
   ws_heap *owner = atomic_load_explicit(&run->owner, memory_order_relaxed);
   if (owner == heap) return NULL;
-  // An exited thread's runs are reclaimed whole before a large free span is cut (alloc.c);
+  // An exited thread's runs are reclaimed whole before a large free span is cut (slow_path.c);
   // borrowed blocks would keep them from emptying (test_large_hole).
   ws_prim_see_memory(owner, sizeof *owner);
   if (atomic_load_explicit(&owner->state, memory_order_relaxed) == WS_HEAP_ABANDONED) return NULL;

@@ -1,5 +1,5 @@
 // Validators of debug builds (WS_DEBUG=2, src/platform/debug.h): walks over a heap's run lists
-// that check what internal.h and alloc.c state of them. Their owner calls them, at points where
+// that check what internal.h and slow_path.c state of them. Their owner calls them, at points where
 // the lists are complete (the slow path's start, a heap's tidying at exit). The span pool
 // validates itself under its lock (span.c).
 #include "internal.h"

@@ -8,13 +8,13 @@
 
 static _Atomic uint32_t umask_bits = 022;
 
-uint32_t ws_fs_umask(uint32_t mask) { return atomic_exchange(&umask_bits, mask & 0777); }
-uint32_t ws_fs_current_umask(void) { return atomic_load(&umask_bits); }
+uint32_t _ws_fs_umask(uint32_t mask) { return atomic_exchange(&umask_bits, mask & 0777); }
+uint32_t _ws_fs_current_umask(void) { return atomic_load(&umask_bits); }
 
 static void fill_stat(ws_node *node, ws_stat *out) {
   if (atomic_load_explicit(&node->time_marks, memory_order_relaxed) != 0) {
     ws_rwlock_write(&node->lock);
-    ws_node_resolve_times(node);
+    _ws_node_resolve_times(node);
     ws_rwlock_unlock(&node->lock);
   }
   ws_rwlock_read(&node->lock);
@@ -34,11 +34,11 @@ static void fill_stat(ws_node *node, ws_stat *out) {
   ws_rwlock_unlock(&node->lock);
 }
 
-int ws_fs_fstat(int fd, ws_stat *out) {
-  ws_file *file = ws_fd_get(fd);
+int _ws_fs_fstat(int fd, ws_stat *out) {
+  ws_file *file = _ws_fd_get(fd);
   if (file == NULL) return -EBADF;
   fill_stat(file->node, out);
-  ws_file_unref(file);
+  _ws_file_unref(file);
   return 0;
 }
 
@@ -48,36 +48,36 @@ static int walk_at_flags(int dirfd, const char *path, int flags, int allowed, ws
   if (path != NULL && path[0] == '\0' && (flags & AT_EMPTY_PATH)) {
     ws_node *at;
     *walk = (ws_walk){0};
-    int error = ws_at_dir(dirfd, path, &at);
+    int error = _ws_at_dir(dirfd, path, &at);
     if (error != 0) return error;
-    walk->node = at != NULL ? at : ws_cwd();
+    walk->node = at != NULL ? at : _ws_cwd();
     return 0;
   }
-  return ws_walk_at(dirfd, path, (flags & AT_SYMLINK_NOFOLLOW) ? WS_WALK_NOFOLLOW : 0, walk);
+  return _ws_walk_at(dirfd, path, (flags & AT_SYMLINK_NOFOLLOW) ? WS_WALK_NOFOLLOW : 0, walk);
 }
 
-int ws_fs_fstatat(int dirfd, const char *path, ws_stat *out, int flags) {
+int _ws_fs_fstatat(int dirfd, const char *path, ws_stat *out, int flags) {
   ws_walk walk;
   int error = walk_at_flags(dirfd, path, flags, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT, &walk);
   if (error != 0) return error;
   fill_stat(walk.node, out);
-  ws_walk_done(&walk);
+  _ws_walk_done(&walk);
   return 0;
 }
 
 // The backend applies the change first (a host file's mode on disk); only then is it recorded.
 static int change_mode(ws_node *node, uint32_t mode) {
   ws_rwlock_write(&node->lock);
-  int error = ws_b_set_mode(node, mode & 07777);
+  int error = _ws_b_set_mode(node, mode & 07777);
   if (error == 0) {
     atomic_store(&node->mode, node->type | (mode & 07777));
-    ws_node_touch(node, false);
+    _ws_node_touch(node, false);
   }
   ws_rwlock_unlock(&node->lock);
   return error;
 }
 
-int ws_fs_fchmodat(int dirfd, const char *path, uint32_t mode, int flags) {
+int _ws_fs_fchmodat(int dirfd, const char *path, uint32_t mode, int flags) {
   ws_walk walk;
   int error = walk_at_flags(dirfd, path, flags, AT_SYMLINK_NOFOLLOW, &walk);
   if (error != 0) return error;
@@ -86,15 +86,15 @@ int ws_fs_fchmodat(int dirfd, const char *path, uint32_t mode, int flags) {
   } else {
     error = change_mode(walk.node, mode);
   }
-  ws_walk_done(&walk);
+  _ws_walk_done(&walk);
   return error;
 }
 
-int ws_fs_fchmod(int fd, uint32_t mode) {
-  ws_file *file = ws_fd_get(fd);
+int _ws_fs_fchmod(int fd, uint32_t mode) {
+  ws_file *file = _ws_fd_get(fd);
   if (file == NULL) return -EBADF;
   int error = change_mode(file->node, mode);
-  ws_file_unref(file);
+  _ws_file_unref(file);
   return error;
 }
 
@@ -102,49 +102,49 @@ static bool valid_time(const struct timespec *time) {
   return time->tv_nsec == UTIME_NOW || time->tv_nsec == UTIME_OMIT || (time->tv_nsec >= 0 && time->tv_nsec < 1000000000);
 }
 
-int ws_fs_utimensat(int dirfd, const char *path, const struct timespec times[2], int flags) {
+int _ws_fs_utimensat(int dirfd, const char *path, const struct timespec times[2], int flags) {
   if (times != NULL && (!valid_time(&times[0]) || !valid_time(&times[1]))) return -EINVAL;
   ws_walk walk;
   int error;
   if (path == NULL) {  // futimens
     if (flags != 0) return -EINVAL;
-    ws_file *file = ws_fd_get(dirfd);
+    ws_file *file = _ws_fd_get(dirfd);
     if (file == NULL) return -EBADF;
     walk = (ws_walk){.node = file->node};
-    ws_node_ref(file->node);
-    ws_file_unref(file);
+    _ws_node_ref(file->node);
+    _ws_file_unref(file);
   } else if ((error = walk_at_flags(dirfd, path, flags, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH, &walk)) != 0) {
     return error;
   }
   struct timespec now;
-  ws_now(&now);
+  _ws_now(&now);
   ws_node *node = walk.node;
   ws_rwlock_write(&node->lock);
-  ws_node_resolve_times(node);  // earlier marks must not override the times given here
+  _ws_node_resolve_times(node);  // earlier marks must not override the times given here
   struct timespec resolved[2] = {node->atime, node->mtime};
   for (int i = 0; i < 2; i++) {
     const struct timespec *given = times != NULL ? &times[i] : NULL;
     if (given != NULL && given->tv_nsec == UTIME_OMIT) continue;
     resolved[i] = given == NULL || given->tv_nsec == UTIME_NOW ? now : *given;
   }
-  error = ws_b_set_times(node, resolved);
+  error = _ws_b_set_times(node, resolved);
   if (error == 0) {
     node->atime = resolved[0];
     node->mtime = resolved[1];
     node->ctime = now;
   }
   ws_rwlock_unlock(&node->lock);
-  ws_walk_done(&walk);
+  _ws_walk_done(&walk);
   return error;
 }
 
-int ws_fs_faccessat(int dirfd, const char *path, int mode, int flags) {
+int _ws_fs_faccessat(int dirfd, const char *path, int mode, int flags) {
   if (mode & ~(R_OK | W_OK | X_OK)) return -EINVAL;
   ws_walk walk;
   int error = walk_at_flags(dirfd, path, flags, AT_SYMLINK_NOFOLLOW | AT_EACCESS | AT_EMPTY_PATH, &walk);
   if (error != 0) return error;
-  error = ws_node_permits(walk.node, mode);
-  ws_walk_done(&walk);
+  error = _ws_node_permits(walk.node, mode);
+  _ws_walk_done(&walk);
   return error;
 }
 
@@ -155,19 +155,19 @@ static void fill_statfs(ws_statfs *out) {
                      .name_max = WS_NAME_MAX};
 }
 
-int ws_fs_statfs(const char *path, ws_statfs *out) {
+int _ws_fs_statfs(const char *path, ws_statfs *out) {
   ws_walk walk;
-  int error = ws_walk_path(NULL, path, 0, &walk);
+  int error = _ws_walk_path(NULL, path, 0, &walk);
   if (error != 0) return error;
   fill_statfs(out);
-  ws_walk_done(&walk);
+  _ws_walk_done(&walk);
   return 0;
 }
 
-int ws_fs_fstatfs(int fd, ws_statfs *out) {
-  ws_file *file = ws_fd_get(fd);
+int _ws_fs_fstatfs(int fd, ws_statfs *out) {
+  ws_file *file = _ws_fd_get(fd);
   if (file == NULL) return -EBADF;
   fill_statfs(out);
-  ws_file_unref(file);
+  _ws_file_unref(file);
   return 0;
 }

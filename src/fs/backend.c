@@ -53,77 +53,77 @@ static int fault(ws_fs_op op) {
     return (node)->mount->backend->method(__VA_ARGS__);                      \
   } while (0)
 
-int ws_b_lookup(ws_node *dir, const char *name, size_t length, ws_node **child) {
+int _ws_b_lookup(ws_node *dir, const char *name, size_t length, ws_node **child) {
   HELD(dir);
   CALL(WS_FS_OP_LOOKUP, dir, lookup, dir, name, length, child);
 }
 
-int ws_b_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target, ws_node **child) {
+int _ws_b_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target, ws_node **child) {
   WRITTEN(dir);
   CALL(WS_FS_OP_CREATE, dir, create, dir, name, length, mode, target, child);
 }
 
-int ws_b_create_lazy(ws_node *dir, const char *name, size_t length, uint32_t mode, const ws_lazy_source *source,
+int _ws_b_create_lazy(ws_node *dir, const char *name, size_t length, uint32_t mode, const ws_lazy_source *source,
                      ws_node **child) {
   WRITTEN(dir);
   CALL(WS_FS_OP_CREATE, dir, create_lazy, dir, name, length, mode, source, child);
 }
 
-int ws_b_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
+int _ws_b_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
               size_t from_length) {
   WRITTEN(dir);
   CALL(WS_FS_OP_LINK, dir, link, dir, name, length, node, from_dir, from, from_length);
 }
 
-int ws_b_unlink(ws_node *dir, const char *name, size_t length) {
+int _ws_b_unlink(ws_node *dir, const char *name, size_t length) {
   WRITTEN(dir);
   CALL(WS_FS_OP_UNLINK, dir, unlink, dir, name, length);
 }
 
-int ws_b_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
+int _ws_b_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
                 size_t to_length) {
   WRITTEN(from_dir);
   WRITTEN(to_dir);
   CALL(WS_FS_OP_RENAME, from_dir, rename, from_dir, from, from_length, to_dir, to, to_length);
 }
 
-int ws_b_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next) {
+int _ws_b_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next) {
   HELD(dir);
   CALL(WS_FS_OP_READDIR, dir, readdir, dir, cookie, entry, next);
 }
 
-int ws_b_readlink(ws_node *link, char *buffer, size_t size) {
+int _ws_b_readlink(ws_node *link, char *buffer, size_t size) {
   HELD(link);
   CALL(WS_FS_OP_READ, link, readlink, link, buffer, size);
 }
 
-int ws_b_open(ws_node *node, int flags) {
+int _ws_b_open(ws_node *node, int flags) {
   int injected = fault(WS_FS_OP_OPEN);
   if (injected != 0) return injected;
   return node->mount->backend->open != NULL ? node->mount->backend->open(node, flags) : 0;
 }
 
-int64_t ws_b_read(ws_node *file, void *buffer, size_t length, uint64_t offset) {
+int64_t _ws_b_read(ws_node *file, void *buffer, size_t length, uint64_t offset) {
   HELD(file);
   CALL(WS_FS_OP_READ, file, read, file, buffer, length, offset);
 }
 
-int64_t ws_b_write(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
+int64_t _ws_b_write(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
   WRITTEN(file);
   CALL(WS_FS_OP_WRITE, file, write, file, buffer, length, offset);
 }
 
-int ws_b_truncate(ws_node *file, uint64_t size) {
+int _ws_b_truncate(ws_node *file, uint64_t size) {
   WRITTEN(file);
   CALL(WS_FS_OP_TRUNCATE, file, truncate, file, size);
 }
 
-int ws_b_sync(ws_node *file) {
+int _ws_b_sync(ws_node *file) {
   WRITTEN(file);
   CALL(WS_FS_OP_SYNC, file, sync, file);
 }
 
-int ws_b_allocate(ws_node *file, uint64_t offset, uint64_t length) {
+int _ws_b_allocate(ws_node *file, uint64_t offset, uint64_t length) {
   WRITTEN(file);
   CALL(WS_FS_OP_WRITE, file, allocate, file, offset, length);
 }
@@ -134,7 +134,7 @@ static const ws_fs_backend *attribute_keeper(const ws_node *node) {
   return node->mount != NULL ? node->mount->backend : NULL;
 }
 
-int ws_b_set_mode(ws_node *node, uint32_t mode) {
+int _ws_b_set_mode(ws_node *node, uint32_t mode) {
   WRITTEN(node);
   int injected = fault(WS_FS_OP_SET_ATTRIBUTES);
   if (injected != 0) return injected;
@@ -142,7 +142,7 @@ int ws_b_set_mode(ws_node *node, uint32_t mode) {
   return backend != NULL && backend->set_mode != NULL ? backend->set_mode(node, mode) : 0;
 }
 
-int ws_b_set_times(ws_node *node, const struct timespec times[2]) {
+int _ws_b_set_times(ws_node *node, const struct timespec times[2]) {
   WRITTEN(node);
   int injected = fault(WS_FS_OP_SET_ATTRIBUTES);
   if (injected != 0) return injected;

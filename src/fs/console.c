@@ -1,8 +1,8 @@
 // Console output (stdout, stderr): each thread assembles its own lines, and each whole line
 // goes to the host in one call (src/platform/*/console) from the thread that wrote it. So any
 // thread prints without the main thread, and a line written in several pieces arrives whole
-// even while other threads print. ws_console_flush (at exit, on fsync) and a thread's exit
-// hand over unfinished lines, and so does an abort (ws_console_flush_at_abort): a line cut
+// even while other threads print. _ws_console_flush (at exit, on fsync) and a thread's exit
+// hand over unfinished lines, and so does an abort (_ws_console_flush_at_abort): a line cut
 // short is better than one lost.
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +13,7 @@
 #define LINE_BYTES 1024  // per thread and stream; a longer line goes out in pieces
 
 typedef struct console_lines {
-  struct console_lines *next;  // every thread's, for ws_console_flush (all_lock)
+  struct console_lines *next;  // every thread's, for _ws_console_flush (all_lock)
   pthread_mutex_t lock;        // its thread, or a flush from another one
   size_t used[2];
   char text[2][LINE_BYTES];
@@ -68,7 +68,7 @@ static console_lines *own_lines(void) {
   return lines;
 }
 
-void ws_console_write(int stream, const char *data, size_t length) {
+void _ws_console_write(int stream, const char *data, size_t length) {
   console_lines *lines = own_lines();
   if (lines == NULL) {  // no buffer: pass the bytes on as they are rather than lose them
     ws_prim_console_write(stream, data, length);
@@ -95,7 +95,7 @@ void ws_console_write(int stream, const char *data, size_t length) {
   pthread_mutex_unlock(&lines->lock);
 }
 
-void ws_console_flush(void) {
+void _ws_console_flush(void) {
   pthread_mutex_lock(&all_lock);
   for (console_lines *lines = all_lines; lines != NULL; lines = lines->next) {
     pthread_mutex_lock(&lines->lock);
@@ -111,7 +111,7 @@ void ws_console_flush(void) {
 // starts on a line of its own rather than in the middle of the program's. It waits for no
 // lock: the aborting thread may hold one (it may be in the middle of a write), and another
 // thread may be stopped holding one; buffers it cannot take are left.
-void ws_console_flush_at_abort(void) {
+void _ws_console_flush_at_abort(void) {
   if (pthread_mutex_trylock(&all_lock) != 0) return;
   for (console_lines *lines = all_lines; lines != NULL; lines = lines->next) {
     if (pthread_mutex_trylock(&lines->lock) != 0) continue;

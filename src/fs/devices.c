@@ -7,7 +7,7 @@
 #include "../platform/platform.h"
 #include "internal.h"
 
-int64_t ws_device_read(enum ws_device device, void *buffer, size_t length) {
+int64_t _ws_device_read(enum ws_device device, void *buffer, size_t length) {
   switch (device) {
     case WS_DEV_NULL: return 0;
     case WS_DEV_ZERO: memset(buffer, 0, length); return (int64_t)length;
@@ -17,16 +17,16 @@ int64_t ws_device_read(enum ws_device device, void *buffer, size_t length) {
   }
 }
 
-int64_t ws_device_write(enum ws_device device, const void *buffer, size_t length) {
+int64_t _ws_device_write(enum ws_device device, const void *buffer, size_t length) {
   switch (device) {
-    case WS_DEV_STDOUT: ws_console_write(1, buffer, length); return (int64_t)length;
-    case WS_DEV_STDERR: ws_console_write(2, buffer, length); return (int64_t)length;
+    case WS_DEV_STDOUT: _ws_console_write(1, buffer, length); return (int64_t)length;
+    case WS_DEV_STDERR: _ws_console_write(2, buffer, length); return (int64_t)length;
     case WS_DEV_STDIN: return -EBADF;
     default: return (int64_t)length;  // null, zero and urandom swallow writes
   }
 }
 
-int ws_devices_create(ws_node *dev_dir) {
+int _ws_devices_create(ws_node *dev_dir) {
   static const struct {
     const char *name;
     enum ws_device device;
@@ -40,10 +40,10 @@ int ws_devices_create(ws_node *dev_dir) {
   ws_rwlock_write(&dev_dir->lock);
   for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
     ws_node *node;
-    error = ws_b_create(dev_dir, devices[i].name, strlen(devices[i].name), S_IFCHR | devices[i].mode, NULL, &node);
+    error = _ws_b_create(dev_dir, devices[i].name, strlen(devices[i].name), S_IFCHR | devices[i].mode, NULL, &node);
     if (error != 0) break;
     node->device = devices[i].device;
-    ws_node_unref(node);
+    _ws_node_unref(node);
   }
   ws_rwlock_unlock(&dev_dir->lock);
   return error;

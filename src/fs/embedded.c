@@ -35,11 +35,11 @@ static int create_file(const ws_embedded_entry *entry) {
   if (length >= sizeof parent) return -ENAMETOOLONG;
   memcpy(parent, entry->path, length);
   parent[length] = '\0';
-  int error = length > 0 ? ws_make_dirs(parent, 0755) : 0;
-  return error != 0 ? error : ws_write_file(entry->path, entry->data, entry->size, 0644);
+  int error = length > 0 ? _ws_make_dirs(parent, 0755) : 0;
+  return error != 0 ? error : _ws_write_file(entry->path, entry->data, entry->size, 0644);
 }
 
-void ws_fs_create_embedded_files(void) {
+void _ws_fs_create_embedded_files(void) {
   const ws_embedded_entry *table = handed_table != NULL ? handed_table : __emscripten_embedded_file_data;
   if (table == NULL) return;
   for (const ws_embedded_entry *entry = table; entry->path != NULL; entry++) {

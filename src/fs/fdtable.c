@@ -37,7 +37,7 @@ static ws_file *file_alloc(void) {
   return file;
 }
 
-ws_file *ws_file_new(ws_node *node, int flags) {
+ws_file *_ws_file_new(ws_node *node, int flags) {
   ws_file *file = file_alloc();
   if (file == NULL) return NULL;
   atomic_init(&file->flags, flags);
@@ -45,7 +45,7 @@ ws_file *ws_file_new(ws_node *node, int flags) {
   file->position = 0;
   file->lock_owner = (uint64_t)(uintptr_t)file;
   if (node->mount != NULL) atomic_fetch_add(&node->mount->open_files, 1);
-  if (node->pipe != NULL) ws_pipe_open_end(node->pipe, flags & O_ACCMODE);
+  if (node->pipe != NULL) _ws_pipe_open_end(node->pipe, flags & O_ACCMODE);
   atomic_store_explicit(&file->refs, 1, memory_order_release);  // now lookups may take it
   return file;
 }
@@ -53,23 +53,23 @@ ws_file *ws_file_new(ws_node *node, int flags) {
 // The last reference is gone (so is the position: its holder has a reference).
 static void file_destroy(ws_file *file) {
   ws_node *node = file->node;
-  ws_locks_release(node, file->lock_owner);
-  if (node->pipe != NULL) ws_pipe_close_end(node->pipe, atomic_load(&file->flags) & O_ACCMODE);
+  _ws_locks_release(node, file->lock_owner);
+  if (node->pipe != NULL) _ws_pipe_close_end(node->pipe, atomic_load(&file->flags) & O_ACCMODE);
   if (node->mount != NULL) atomic_fetch_sub(&node->mount->open_files, 1);
-  ws_node_unref(node);
+  _ws_node_unref(node);
   pthread_mutex_lock(&spare_lock);
   file->node = (ws_node *)spare;
   spare = file;
   pthread_mutex_unlock(&spare_lock);
 }
 
-void ws_file_unref(ws_file *file) {
+void _ws_file_unref(ws_file *file) {
   if (file == NULL) return;
   uint32_t old = atomic_fetch_sub_explicit(&file->refs, 1, memory_order_acq_rel);
   if ((old & WS_FILE_REFS_MASK) == 1) file_destroy(file);
 }
 
-void ws_file_hold_position(ws_file *file) {
+void _ws_file_hold_position(ws_file *file) {
   uint32_t refs = atomic_load_explicit(&file->refs, memory_order_relaxed);
   if ((refs & WS_FILE_POSITION_HELD) == 0 &&
       atomic_compare_exchange_weak_explicit(&file->refs, &refs, refs + WS_FILE_POSITION_HELD, memory_order_acquire,
@@ -86,8 +86,8 @@ static void put(ws_file *file, uint32_t refs) {
   if (refs != 0 && (old & WS_FILE_REFS_MASK) == refs) file_destroy(file);
 }
 
-void ws_file_release_position(ws_file *file) { put(file, 0); }
-void ws_file_put_position(ws_file *file) { put(file, 1); }
+void _ws_file_release_position(ws_file *file) { put(file, 0); }
+void _ws_file_put_position(ws_file *file) { put(file, 1); }
 
 // A reference unless the count is zero (the description is closed, or being reused); with
 // `position`, the position too when it is free (*got_position says whether it was taken).
@@ -103,7 +103,7 @@ static bool try_ref(ws_file *file, bool position, bool *got_position) {
 }
 
 static ws_file *lookup(int fd, bool position) {
-  ws_fs_init();  // descriptors 0-2 exist before any file is opened
+  _ws_fs_init();  // descriptors 0-2 exist before any file is opened
   if (fd < 0 || fd >= WS_FD_MAX) return NULL;
   for (;;) {
     uintptr_t value = atomic_load_explicit(&slots[fd], memory_order_acquire);
@@ -112,22 +112,22 @@ static ws_file *lookup(int fd, bool position) {
     bool got_position;
     if (try_ref(file, position, &got_position)) {
       if ((atomic_load_explicit(&slots[fd], memory_order_acquire) & ~SLOT_CLOEXEC) == (uintptr_t)file) {
-        if (position && !got_position) ws_file_hold_position(file);  // another call has it: wait
+        if (position && !got_position) _ws_file_hold_position(file);  // another call has it: wait
         return file;
       }
       if (got_position) {  // closed (and perhaps reused) meanwhile: look again
-        ws_file_put_position(file);
+        _ws_file_put_position(file);
       } else {
-        ws_file_unref(file);
+        _ws_file_unref(file);
       }
     }
   }
 }
 
-ws_file *ws_fd_get(int fd) { return lookup(fd, false); }
-ws_file *ws_fd_get_position(int fd) { return lookup(fd, true); }
+ws_file *_ws_fd_get(int fd) { return lookup(fd, false); }
+ws_file *_ws_fd_get_position(int fd) { return lookup(fd, true); }
 
-int ws_fd_install(ws_file *file, int minimum, int fd_flags) {
+int _ws_fd_install(ws_file *file, int minimum, int fd_flags) {
   if (minimum < 0) return -EINVAL;
   pthread_mutex_lock(&table_lock);
   for (int fd = minimum; fd < WS_FD_MAX; fd++) {
@@ -141,33 +141,33 @@ int ws_fd_install(ws_file *file, int minimum, int fd_flags) {
   return -EMFILE;
 }
 
-int ws_fd_install_at(ws_file *file, int fd, int fd_flags) {
+int _ws_fd_install_at(ws_file *file, int fd, int fd_flags) {
   if (fd < 0 || fd >= WS_FD_MAX) return -EBADF;
   pthread_mutex_lock(&table_lock);
   uintptr_t old = atomic_exchange_explicit(&slots[fd], (uintptr_t)file | (uintptr_t)(fd_flags & WS_FD_CLOEXEC),
                                           memory_order_acq_rel);
   pthread_mutex_unlock(&table_lock);
-  ws_file_unref((ws_file *)(old & ~SLOT_CLOEXEC));
+  _ws_file_unref((ws_file *)(old & ~SLOT_CLOEXEC));
   return fd;
 }
 
-int ws_fd_close(int fd) {
+int _ws_fd_close(int fd) {
   if (fd < 0 || fd >= WS_FD_MAX) return -EBADF;
   pthread_mutex_lock(&table_lock);
   uintptr_t old = atomic_exchange_explicit(&slots[fd], 0, memory_order_acq_rel);
   pthread_mutex_unlock(&table_lock);
   if (old == 0) return -EBADF;
-  ws_file_unref((ws_file *)(old & ~SLOT_CLOEXEC));
+  _ws_file_unref((ws_file *)(old & ~SLOT_CLOEXEC));
   return 0;
 }
 
-int ws_fd_get_flags(int fd) {
+int _ws_fd_get_flags(int fd) {
   if (fd < 0 || fd >= WS_FD_MAX) return -EBADF;
   uintptr_t value = atomic_load_explicit(&slots[fd], memory_order_acquire);
   return value == 0 ? -EBADF : (int)(value & SLOT_CLOEXEC);
 }
 
-int ws_fd_set_flags(int fd, int fd_flags) {
+int _ws_fd_set_flags(int fd, int fd_flags) {
   if (fd < 0 || fd >= WS_FD_MAX) return -EBADF;
   pthread_mutex_lock(&table_lock);
   int result = 0;

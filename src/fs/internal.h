@@ -60,7 +60,7 @@ typedef struct ws_dirent {
   char name[WS_NAME_MAX + 1];
 } ws_dirent;
 
-// Where a lazy file's bytes are (ws_fs_create_lazy).
+// Where a lazy file's bytes are (_ws_fs_create_lazy).
 typedef struct ws_lazy_source {
   const char *url;
   uint64_t size;
@@ -151,27 +151,27 @@ struct ws_node {
 };
 
 // A fresh node of `mount` with one reference; NULL when memory is short.
-ws_node *ws_node_new(ws_mount *mount, uint32_t mode);
-void ws_node_ref(ws_node *node);
+ws_node *_ws_node_new(ws_mount *mount, uint32_t mode);
+void _ws_node_ref(ws_node *node);
 // Records where a new directory lives (for ".." and getcwd); backends call it on creation.
-int ws_node_place(ws_node *dir, ws_node *parent, const char *name, size_t length);
-void ws_node_unref(ws_node *node);
+int _ws_node_place(ws_node *dir, ws_node *parent, const char *name, size_t length);
+void _ws_node_unref(ws_node *node);
 // Marks ctime (and mtime if modified) for update. POSIX lets an implementation set marked
-// times at a later "update point"; here that is the next stat (ws_node_resolve_times), which
+// times at a later "update point"; here that is the next stat (_ws_node_resolve_times), which
 // keeps a clock call (a JS call in Wasm) out of every write.
 enum { WS_MARK_CTIME = 1, WS_MARK_MTIME = 2 };
-void ws_node_touch(ws_node *node, bool modified);
-void ws_node_resolve_times(ws_node *node);  // with the node's write lock
-void ws_now(struct timespec *now);
+void _ws_node_touch(ws_node *node, bool modified);
+void _ws_node_resolve_times(ws_node *node);  // with the node's write lock
+void _ws_now(struct timespec *now);
 // 0 if the caller may access `node` as `want` (R_OK | W_OK | X_OK bits), else -EACCES.
 // wasmscale runs as one user that owns every file, so the owner bits decide.
-int ws_node_permits(const ws_node *node, int want);
+int _ws_node_permits(const ws_node *node, int want);
 // 0 if names may be added to directory `dir` (locked): it still exists (else -ENOENT) and the
 // caller may write and search it (else -EACCES).
-int ws_dir_may_add(const ws_node *dir);
+int _ws_dir_may_add(const ws_node *dir);
 // 0 if directory `dir` (locked, shared or exclusive) holds nothing but . and .., else
 // -ENOTEMPTY or the backend's error (namespace.c).
-int ws_dir_check_empty(ws_node *dir);
+int _ws_dir_check_empty(ws_node *dir);
 
 static inline bool ws_is_dir(const ws_node *node) { return node->type == S_IFDIR; }
 
@@ -187,74 +187,74 @@ struct ws_mount {
   _Atomic bool unmounted;       // set once unmounted: its last node's release frees the mount
   void *data;        // the backend's
 };
-// A node of `mount` is gone (ws_node_unref): once the mount is unmounted, the last one frees it
+// A node of `mount` is gone (_ws_node_unref): once the mount is unmounted, the last one frees it
 // (a walk that passed through the mount may hold its nodes for a while after the unmount).
-void ws_mount_node_gone(ws_mount *mount);
+void _ws_mount_node_gone(ws_mount *mount);
 
 // Sets up the root file system on first use (memory root, /dev, /tmp, fds 0-2). Thread safe;
 // inline because every descriptor call checks it.
-extern _Atomic bool ws_fs_ready;
-void ws_fs_init_once(void);
+extern _Atomic bool _ws_fs_ready;
+void _ws_fs_init_once(void);
 // Every path and descriptor call starts here, so it is also where a thread makes sure its atomic
 // accesses reach nodes and descriptions another thread put in memory it just grew (platform.h).
-extern _Thread_local uintptr_t ws_fs_seen_break;
-static inline void ws_fs_init(void) {
-  if (!atomic_load_explicit(&ws_fs_ready, memory_order_acquire)) ws_fs_init_once();
-  ws_prim_see_all_memory(&ws_fs_seen_break);
+extern _Thread_local uintptr_t _ws_fs_seen_break;
+static inline void _ws_fs_init(void) {
+  if (!atomic_load_explicit(&_ws_fs_ready, memory_order_acquire)) _ws_fs_init_once();
+  ws_prim_see_all_memory(&_ws_fs_seen_break);
 }
 // Mounts what `wasmscale-cc --mount` asked for (host/startup.c). mount.c refers to it weakly,
 // so programs that mount no host directory link neither it nor the host backend.
 // Over a host root it first moves to the start directory (the host's working directory, if the
 // root holds it).
-void ws_fs_mount_startup_dirs(bool host_root);
+void _ws_fs_mount_startup_dirs(bool host_root);
 // The root's host directory (--mount=/=HOST_DIR), mounted as `root`: 0, else > 0 when none was
 // asked for or < 0 when it failed (said on stderr). Weak like the above (host/startup.c).
-int ws_fs_mount_startup_root(ws_mount *root);
+int _ws_fs_mount_startup_root(ws_mount *root);
 // Makes the files `wasmscale-cc --embed-file` put in the program (embedded.c); weak like the
 // above, and asked for by the driver only when there are some.
-void ws_fs_create_embedded_files(void);
+void _ws_fs_create_embedded_files(void);
 // The backend linked.h names `name` ("host", "opfs"), or NULL where the program did not link it.
-const ws_fs_backend *ws_linked_backend(const char *name);
+const ws_fs_backend *_ws_linked_backend(const char *name);
 // Makes directory `path` and its missing parents (mkdir -p); 0 if it exists.
-int ws_make_dirs(const char *path, uint32_t mode);
-ws_node *ws_root(void);
-ws_node *ws_cwd(void);  // referenced
-int ws_set_cwd(ws_node *dir);
+int _ws_make_dirs(const char *path, uint32_t mode);
+ws_node *_ws_root(void);
+ws_node *_ws_cwd(void);  // referenced
+int _ws_set_cwd(ws_node *dir);
 // What a looked-up node leads to: the root of a mount covering it, else itself. Takes and
 // returns one reference.
-ws_node *ws_mount_traverse(ws_node *node);
+ws_node *_ws_mount_traverse(ws_node *node);
 // ".." of a directory: its parent, across mount boundaries; referenced, NULL once removed.
-ws_node *ws_mount_parent(ws_node *dir);
+ws_node *_ws_mount_parent(ws_node *dir);
 static inline bool ws_is_mount_root(const ws_node *node) { return node->mount->root == node; }
 static inline bool ws_is_graft_root(const ws_node *node) {
   return ws_is_mount_root(node) && node->mount->graft != NULL;
 }
 // Grafts (mount.c): the root of the graft named `name` in `dir` (not referenced: grafts live as
 // long as the program), else NULL; how many hang from `dir`; the index-th of them as an entry.
-ws_node *ws_graft_at(const ws_node *dir, const char *name, size_t length);
-uint32_t ws_graft_count(const ws_node *dir);
-void ws_graft_entry(const ws_node *dir, uint32_t index, ws_dirent *entry);
+ws_node *_ws_graft_at(const ws_node *dir, const char *name, size_t length);
+uint32_t _ws_graft_count(const ws_node *dir);
+void _ws_graft_entry(const ws_node *dir, uint32_t index, ws_dirent *entry);
 
 // ----- the backend choke point (backend.c) ---------------------------------------------------
-int ws_b_lookup(ws_node *dir, const char *name, size_t length, ws_node **child);
-int ws_b_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target, ws_node **child);
-int ws_b_create_lazy(ws_node *dir, const char *name, size_t length, uint32_t mode, const ws_lazy_source *source,
+int _ws_b_lookup(ws_node *dir, const char *name, size_t length, ws_node **child);
+int _ws_b_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target, ws_node **child);
+int _ws_b_create_lazy(ws_node *dir, const char *name, size_t length, uint32_t mode, const ws_lazy_source *source,
                      ws_node **child);
-int ws_b_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
+int _ws_b_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
               size_t from_length);
-int ws_b_unlink(ws_node *dir, const char *name, size_t length);
-int ws_b_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
+int _ws_b_unlink(ws_node *dir, const char *name, size_t length);
+int _ws_b_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
                 size_t to_length);
-int ws_b_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next);
-int ws_b_readlink(ws_node *link, char *buffer, size_t size);
-int ws_b_open(ws_node *node, int flags);  // 0 for backends without the operation
-int64_t ws_b_read(ws_node *file, void *buffer, size_t length, uint64_t offset);
-int64_t ws_b_write(ws_node *file, const void *buffer, size_t length, uint64_t offset);
-int ws_b_truncate(ws_node *file, uint64_t size);
-int ws_b_sync(ws_node *file);
-int ws_b_allocate(ws_node *file, uint64_t offset, uint64_t length);
-int ws_b_set_mode(ws_node *node, uint32_t mode);  // 0 for backends without the operation
-int ws_b_set_times(ws_node *node, const struct timespec times[2]);
+int _ws_b_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next);
+int _ws_b_readlink(ws_node *link, char *buffer, size_t size);
+int _ws_b_open(ws_node *node, int flags);  // 0 for backends without the operation
+int64_t _ws_b_read(ws_node *file, void *buffer, size_t length, uint64_t offset);
+int64_t _ws_b_write(ws_node *file, const void *buffer, size_t length, uint64_t offset);
+int _ws_b_truncate(ws_node *file, uint64_t size);
+int _ws_b_sync(ws_node *file);
+int _ws_b_allocate(ws_node *file, uint64_t offset, uint64_t length);
+int _ws_b_set_mode(ws_node *node, uint32_t mode);  // 0 for backends without the operation
+int _ws_b_set_times(ws_node *node, const struct timespec times[2]);
 
 // ----- path resolution (path.c) --------------------------------------------------------------
 enum {
@@ -272,19 +272,19 @@ typedef struct ws_walk {
 } ws_walk;
 
 // Resolves `path` relative to `at` (a directory node, or NULL for the working directory).
-// On success the caller releases with ws_walk_done.
-int ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk);
-void ws_walk_done(ws_walk *walk);
+// On success the caller releases with _ws_walk_done.
+int _ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk);
+void _ws_walk_done(ws_walk *walk);
 // The same relative to a directory descriptor (or WS_AT_FDCWD).
-int ws_walk_at(int dirfd, const char *path, int flags, ws_walk *walk);
+int _ws_walk_at(int dirfd, const char *path, int flags, ws_walk *walk);
 // A WS_WALK_PARENT walk whose walk->node is a symlink: walks again to the name its target
 // gives (relative to the link's directory), as WS_WALK_PARENT. `target` receives the link's
 // text and must outlive the walk (walk->name may point into it).
-int ws_walk_follow(ws_walk *walk, char target[WS_PATH_MAX]);
+int _ws_walk_follow(ws_walk *walk, char target[WS_PATH_MAX]);
 // The node `dirfd` names for *at calls: NULL for WS_AT_FDCWD or an absolute path; referenced.
-int ws_at_dir(int dirfd, const char *path, ws_node **at);
+int _ws_at_dir(int dirfd, const char *path, ws_node **at);
 // Looks `name` up in `dir` (which the caller holds no lock on); follows mounts and "..".
-int ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **child);
+int _ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **child);
 
 // ----- open file descriptions and the fd table (fdtable.c) ----------------------------------
 // refs: bits 0-29 count references; WS_FILE_POSITION_HELD is the lock on `position` (in the
@@ -301,50 +301,50 @@ typedef struct ws_file {
   uint64_t lock_owner;  // record locks of this description (F_OFD_*): its identity
 } ws_file;
 
-ws_file *ws_file_new(ws_node *node, int flags);  // takes the caller's node reference
-void ws_file_unref(ws_file *file);
+ws_file *_ws_file_new(ws_node *node, int flags);  // takes the caller's node reference
+void _ws_file_unref(ws_file *file);
 
 enum { WS_FD_CLOEXEC = 1 };
-int ws_fd_install(ws_file *file, int minimum, int fd_flags);  // lowest free fd >= minimum or -EMFILE
-int ws_fd_install_at(ws_file *file, int fd, int fd_flags);    // dup2: replaces what fd held
-ws_file *ws_fd_get(int fd);  // referenced, or NULL (EBADF)
+int _ws_fd_install(ws_file *file, int minimum, int fd_flags);  // lowest free fd >= minimum or -EMFILE
+int _ws_fd_install_at(ws_file *file, int fd, int fd_flags);    // dup2: replaces what fd held
+ws_file *_ws_fd_get(int fd);  // referenced, or NULL (EBADF)
 // Referenced and with the position held (one atomic operation when nobody else holds it),
-// or NULL; ws_file_put_position gives both back.
-ws_file *ws_fd_get_position(int fd);
-void ws_file_put_position(ws_file *file);
-void ws_file_hold_position(ws_file *file);     // on a description the caller references
-void ws_file_release_position(ws_file *file);  // keeps the reference
-int ws_fd_close(int fd);
-int ws_fd_get_flags(int fd);
-int ws_fd_set_flags(int fd, int fd_flags);
+// or NULL; _ws_file_put_position gives both back.
+ws_file *_ws_fd_get_position(int fd);
+void _ws_file_put_position(ws_file *file);
+void _ws_file_hold_position(ws_file *file);     // on a description the caller references
+void _ws_file_release_position(ws_file *file);  // keeps the reference
+int _ws_fd_close(int fd);
+int _ws_fd_get_flags(int fd);
+int _ws_fd_set_flags(int fd, int fd_flags);
 
 // ----- record locks (locks.c) ---------------------------------------------------------------
 struct flock;
-int ws_locks_fcntl(ws_file *file, int command, struct flock *request);
-int ws_locks_flock(ws_file *file, int operation);  // LOCK_SH, LOCK_EX, LOCK_UN, | LOCK_NB
-void ws_locks_release(ws_node *node, uint64_t owner);  // a description's locks (last close)
-void ws_locks_release_process(ws_node *node);          // the process's (any close of the file)
+int _ws_locks_fcntl(ws_file *file, int command, struct flock *request);
+int _ws_locks_flock(ws_file *file, int operation);  // LOCK_SH, LOCK_EX, LOCK_UN, | LOCK_NB
+void _ws_locks_release(ws_node *node, uint64_t owner);  // a description's locks (last close)
+void _ws_locks_release_process(ws_node *node);          // the process's (any close of the file)
 
 // ----- data on nodes of any kind (io.c, devices.c, pipe.c) -----------------------------------
 // `data` as the whole of file `path`: created with `mode` if missing, else truncated first.
-int ws_write_file(const char *path, const void *data, size_t length, uint32_t mode);
-int64_t ws_node_read(ws_file *file, ws_node *node, void *buffer, size_t length, uint64_t offset);
+int _ws_write_file(const char *path, const void *data, size_t length, uint32_t mode);
+int64_t _ws_node_read(ws_file *file, ws_node *node, void *buffer, size_t length, uint64_t offset);
 int64_t ws_node_write(ws_file *file, ws_node *node, const void *buffer, size_t length, uint64_t offset);
-int64_t ws_device_read(enum ws_device device, void *buffer, size_t length);
-int64_t ws_device_write(enum ws_device device, const void *buffer, size_t length);
-int ws_devices_create(ws_node *dev_dir);
-void ws_console_write(int stream, const char *data, size_t length);  // console.c
-void ws_console_flush(void);
-void ws_console_flush_at_abort(void);  // takes no lock it would wait for
+int64_t _ws_device_read(enum ws_device device, void *buffer, size_t length);
+int64_t _ws_device_write(enum ws_device device, const void *buffer, size_t length);
+int _ws_devices_create(ws_node *dev_dir);
+void _ws_console_write(int stream, const char *data, size_t length);  // console.c
+void _ws_console_flush(void);
+void _ws_console_flush_at_abort(void);  // takes no lock it would wait for
 
-ws_pipe *ws_pipe_new(void);  // ws_node_new makes one for every FIFO node
-void ws_pipe_open_end(ws_pipe *pipe, int access);
-void ws_pipe_close_end(ws_pipe *pipe, int access);
-uint32_t ws_pipe_peer_mark(ws_pipe *pipe, int access);
-int ws_pipe_await_peer(ws_pipe *pipe, int access, bool nonblocking, uint32_t seen);  // FIFO open
-int64_t ws_pipe_read(ws_pipe *pipe, void *buffer, size_t length, bool nonblocking);
-int64_t ws_pipe_write(ws_pipe *pipe, const void *buffer, size_t length, bool nonblocking);
-short ws_pipe_poll(ws_pipe *pipe, short events);
-void ws_pipe_destroy(ws_pipe *pipe);
+ws_pipe *_ws_pipe_new(void);  // _ws_node_new makes one for every FIFO node
+void _ws_pipe_open_end(ws_pipe *pipe, int access);
+void _ws_pipe_close_end(ws_pipe *pipe, int access);
+uint32_t _ws_pipe_peer_mark(ws_pipe *pipe, int access);
+int _ws_pipe_await_peer(ws_pipe *pipe, int access, bool nonblocking, uint32_t seen);  // FIFO open
+int64_t _ws_pipe_read(ws_pipe *pipe, void *buffer, size_t length, bool nonblocking);
+int64_t _ws_pipe_write(ws_pipe *pipe, const void *buffer, size_t length, bool nonblocking);
+short _ws_pipe_poll(ws_pipe *pipe, short events);
+void _ws_pipe_destroy(ws_pipe *pipe);
 
 #endif

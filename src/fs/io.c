@@ -23,17 +23,17 @@ static bool is_console(const ws_node *node) {
 // pread/pwrite: files, and devices like /dev/zero that ignore the offset; not pipes or terminals.
 static bool positionable(const ws_node *node) { return seekable(node) || (node->type == S_IFCHR && !is_console(node)); }
 
-int64_t ws_node_read(ws_file *file, ws_node *node, void *buffer, size_t length, uint64_t offset) {
+int64_t _ws_node_read(ws_file *file, ws_node *node, void *buffer, size_t length, uint64_t offset) {
   bool nonblocking = (atomic_load_explicit(&file->flags, memory_order_relaxed) & O_NONBLOCK) != 0;
   switch (node->type) {
     case S_IFREG: {
       ws_rwlock_read(&node->lock);
-      int64_t result = ws_b_read(node, buffer, length, offset);
+      int64_t result = _ws_b_read(node, buffer, length, offset);
       ws_rwlock_unlock(&node->lock);
       return result;
     }
-    case S_IFIFO: return ws_pipe_read(node->pipe, buffer, length, nonblocking);
-    case S_IFCHR: return ws_device_read(node->device, buffer, length);
+    case S_IFIFO: return _ws_pipe_read(node->pipe, buffer, length, nonblocking);
+    case S_IFCHR: return _ws_device_read(node->device, buffer, length);
     case S_IFDIR: return -EISDIR;
     default: return -EINVAL;
   }
@@ -46,13 +46,13 @@ static int64_t node_write(ws_file *file, ws_node *node, const void *buffer, size
     case S_IFREG: {
       ws_rwlock_write(&node->lock);
       if (flags & O_APPEND) *offset = node->size;
-      int64_t result = ws_b_write(node, buffer, length, *offset);
-      if (result > 0) ws_node_touch(node, true);
+      int64_t result = _ws_b_write(node, buffer, length, *offset);
+      if (result > 0) _ws_node_touch(node, true);
       ws_rwlock_unlock(&node->lock);
       return result;
     }
-    case S_IFIFO: return ws_pipe_write(node->pipe, buffer, length, (flags & O_NONBLOCK) != 0);
-    case S_IFCHR: return ws_device_write(node->device, buffer, length);
+    case S_IFIFO: return _ws_pipe_write(node->pipe, buffer, length, (flags & O_NONBLOCK) != 0);
+    case S_IFCHR: return _ws_device_write(node->device, buffer, length);
     default: return -EINVAL;
   }
 }
@@ -74,11 +74,11 @@ static int64_t transfer(int fd, const struct iovec *iov, int count, int64_t offs
   if (total < 0) return total;
   // Taken with the position; a pipe or device gives it back at once, since it has no position
   // and a blocked read must not keep another thread from writing through the same description.
-  ws_file *file = offset < 0 ? ws_fd_get_position(fd) : ws_fd_get(fd);
+  ws_file *file = offset < 0 ? _ws_fd_get_position(fd) : _ws_fd_get(fd);
   if (file == NULL) return -EBADF;
   ws_node *node = file->node;
   bool positioned = offset < 0 && seekable(node);
-  if (offset < 0 && !positioned) ws_file_release_position(file);
+  if (offset < 0 && !positioned) _ws_file_release_position(file);
   int access = atomic_load_explicit(&file->flags, memory_order_relaxed) & O_ACCMODE;
   int64_t done = 0, result = 0;
   if (access == (writing ? O_RDONLY : O_WRONLY)) {
@@ -94,7 +94,7 @@ static int64_t transfer(int fd, const struct iovec *iov, int count, int64_t offs
       if (writing) {
         result = node_write(file, node, iov[i].iov_base, iov[i].iov_len, &at);
       } else {
-        result = ws_node_read(file, node, iov[i].iov_base, iov[i].iov_len, at);
+        result = _ws_node_read(file, node, iov[i].iov_base, iov[i].iov_len, at);
       }
       if (result > 0) {
         done += result;
@@ -105,33 +105,33 @@ static int64_t transfer(int fd, const struct iovec *iov, int count, int64_t offs
     if (positioned) file->position = at;
   }
   if (positioned) {
-    ws_file_put_position(file);
+    _ws_file_put_position(file);
   } else {
-    ws_file_unref(file);
+    _ws_file_unref(file);
   }
   return done > 0 ? done : result;  // an error after some bytes moved reports the bytes
 }
 
-int64_t ws_fs_readv(int fd, const struct iovec *iov, int count, int64_t offset) {
+int64_t _ws_fs_readv(int fd, const struct iovec *iov, int count, int64_t offset) {
   return transfer(fd, iov, count, offset, false);
 }
 
-int64_t ws_fs_writev(int fd, const struct iovec *iov, int count, int64_t offset) {
+int64_t _ws_fs_writev(int fd, const struct iovec *iov, int count, int64_t offset) {
   return transfer(fd, iov, count, offset, true);
 }
 
-int64_t ws_fs_read(int fd, void *buffer, size_t length) {
+int64_t _ws_fs_read(int fd, void *buffer, size_t length) {
   struct iovec one = {buffer, length};
   return transfer(fd, &one, 1, -1, false);
 }
 
-int64_t ws_fs_write(int fd, const void *buffer, size_t length) {
+int64_t _ws_fs_write(int fd, const void *buffer, size_t length) {
   struct iovec one = {(void *)buffer, length};
   return transfer(fd, &one, 1, -1, true);
 }
 
-int64_t ws_fs_lseek(int fd, int64_t offset, int whence) {
-  ws_file *file = ws_fd_get_position(fd);
+int64_t _ws_fs_lseek(int fd, int64_t offset, int whence) {
+  ws_file *file = _ws_fd_get_position(fd);
   if (file == NULL) return -EBADF;
   ws_node *node = file->node;
   int64_t result;
@@ -161,7 +161,7 @@ int64_t ws_fs_lseek(int fd, int64_t offset, int whence) {
       file->position = (uint64_t)result;
     }
   }
-  ws_file_put_position(file);
+  _ws_file_put_position(file);
   return result;
 }
 
@@ -169,14 +169,14 @@ static int truncate_node(ws_node *node, int64_t size) {
   if (size < 0) return -EINVAL;
   ws_rwlock_write(&node->lock);
   int error = 0;
-  if ((uint64_t)size != node->size) error = ws_b_truncate(node, (uint64_t)size);
-  if (error == 0) ws_node_touch(node, true);
+  if ((uint64_t)size != node->size) error = _ws_b_truncate(node, (uint64_t)size);
+  if (error == 0) _ws_node_touch(node, true);
   ws_rwlock_unlock(&node->lock);
   return error;
 }
 
-int ws_fs_ftruncate(int fd, int64_t size) {
-  ws_file *file = ws_fd_get(fd);
+int _ws_fs_ftruncate(int fd, int64_t size) {
+  ws_file *file = _ws_fd_get(fd);
   if (file == NULL) return -EBADF;
   int error;
   if ((atomic_load(&file->flags) & O_ACCMODE) == O_RDONLY || file->node->type != S_IFREG) {
@@ -184,34 +184,34 @@ int ws_fs_ftruncate(int fd, int64_t size) {
   } else {
     error = truncate_node(file->node, size);
   }
-  ws_file_unref(file);
+  _ws_file_unref(file);
   return error;
 }
 
-int ws_fs_truncate(const char *path, int64_t size) {
+int _ws_fs_truncate(const char *path, int64_t size) {
   ws_walk walk;
-  int error = ws_walk_path(NULL, path, 0, &walk);
+  int error = _ws_walk_path(NULL, path, 0, &walk);
   if (error != 0) return error;
   ws_node *node = walk.node;
   if (ws_is_dir(node)) {
     error = -EISDIR;
   } else if (node->type != S_IFREG) {
     error = -EINVAL;
-  } else if ((error = ws_node_permits(node, W_OK)) == 0) {
+  } else if ((error = _ws_node_permits(node, W_OK)) == 0) {
     error = truncate_node(node, size);
   }
-  ws_walk_done(&walk);
+  _ws_walk_done(&walk);
   return error;
 }
 
-int ws_write_file(const char *path, const void *data, size_t length, uint32_t mode) {
-  int fd = ws_fs_openat(WS_AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+int _ws_write_file(const char *path, const void *data, size_t length, uint32_t mode) {
+  int fd = _ws_fs_openat(WS_AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return fd;
   int64_t result = 0;
   for (size_t done = 0; done < length && result >= 0; done += (size_t)result) {
-    result = ws_fs_write(fd, (const char *)data + done, length - done);
+    result = _ws_fs_write(fd, (const char *)data + done, length - done);
   }
-  int closed = ws_fs_close(fd);
+  int closed = _ws_fs_close(fd);
   return result < 0 ? (int)result : closed;
 }
 
@@ -220,41 +220,41 @@ static int sync_node(ws_node *node) {
   int error = 0;
   if (node->type == S_IFREG) {
     ws_rwlock_write(&node->lock);
-    error = ws_b_sync(node);
+    error = _ws_b_sync(node);
     ws_rwlock_unlock(&node->lock);
   } else if (node->type == S_IFCHR) {
-    ws_console_flush();
+    _ws_console_flush();
   } else if (node->type == S_IFIFO) {
     error = -EINVAL;
   }
   return error;
 }
 
-int ws_fs_fsync(int fd) {
-  ws_file *file = ws_fd_get(fd);
+int _ws_fs_fsync(int fd) {
+  ws_file *file = _ws_fd_get(fd);
   if (file == NULL) return -EBADF;
   int error = sync_node(file->node);
-  ws_file_unref(file);
+  _ws_file_unref(file);
   return error;
 }
 
-int ws_fs_sync_all(void) {
-  ws_console_flush();
+int _ws_fs_sync_all(void) {
+  _ws_console_flush();
   int first_error = 0;
   for (int fd = 0; fd < WS_FD_MAX; fd++) {
-    ws_file *file = ws_fd_get(fd);
+    ws_file *file = _ws_fd_get(fd);
     if (file == NULL) continue;
     int error = file->node->type == S_IFREG ? sync_node(file->node) : 0;
     if (first_error == 0) first_error = error;
-    ws_file_unref(file);
+    _ws_file_unref(file);
   }
   return first_error;
 }
 
-int ws_fs_fallocate(int fd, int mode, int64_t offset, int64_t length) {
+int _ws_fs_fallocate(int fd, int mode, int64_t offset, int64_t length) {
   if (offset < 0 || length <= 0) return -EINVAL;
   if (offset > INT64_MAX - length) return -EFBIG;
-  ws_file *file = ws_fd_get(fd);
+  ws_file *file = _ws_fd_get(fd);
   if (file == NULL) return -EBADF;
   ws_node *node = file->node;
   int error;
@@ -270,38 +270,38 @@ int ws_fs_fallocate(int fd, int mode, int64_t offset, int64_t length) {
     error = -ENODEV;
   } else {
     ws_rwlock_write(&node->lock);
-    error = ws_b_allocate(node, (uint64_t)offset, (uint64_t)length);
-    if (error == 0) ws_node_touch(node, false);
+    error = _ws_b_allocate(node, (uint64_t)offset, (uint64_t)length);
+    if (error == 0) _ws_node_touch(node, false);
     ws_rwlock_unlock(&node->lock);
   }
-  ws_file_unref(file);
+  _ws_file_unref(file);
   return error;
 }
 
-int ws_fs_isatty(int fd) {
-  ws_file *file = ws_fd_get(fd);
+int _ws_fs_isatty(int fd) {
+  ws_file *file = _ws_fd_get(fd);
   if (file == NULL) return -EBADF;
   enum ws_device device = file->node->type == S_IFCHR ? file->node->device : WS_DEV_NONE;
-  ws_file_unref(file);
+  _ws_file_unref(file);
   return device == WS_DEV_STDIN || device == WS_DEV_STDOUT || device == WS_DEV_STDERR ? 1 : -ENOTTY;
 }
 
 // Cookies 0 and 1 are "." and ".."; then the grafts hanging from the directory (only a host
 // root has any: /dev, /tmp), which hide the backend's entries of the same name; the backend's
 // entry n is the cookie after those plus n.
-int ws_fs_getdents(int fd, ws_dirent_sink sink, void *context) {
-  ws_file *file = ws_fd_get(fd);
+int _ws_fs_getdents(int fd, ws_dirent_sink sink, void *context) {
+  ws_file *file = _ws_fd_get(fd);
   if (file == NULL) return -EBADF;
   ws_node *dir = file->node;
   if (!ws_is_dir(dir)) {
-    ws_file_unref(file);
+    _ws_file_unref(file);
     return -ENOTDIR;
   }
-  ws_node *parent = ws_mount_parent(dir);
-  uint64_t first = 2 + ws_graft_count(dir);  // the backend's first entry
+  ws_node *parent = _ws_mount_parent(dir);
+  uint64_t first = 2 + _ws_graft_count(dir);  // the backend's first entry
   ws_dirent entry;
   int given = 0, result = 0;
-  ws_file_hold_position(file);
+  _ws_file_hold_position(file);
   ws_rwlock_read(&dir->lock);
   for (;;) {
     uint64_t cookie = file->position, next;
@@ -315,13 +315,13 @@ int ws_fs_getdents(int fd, ws_dirent_sink sink, void *context) {
     } else if (dir->nlink == 0) {
       break;  // removed: nothing but . and ..
     } else if (cookie < first) {
-      ws_graft_entry(dir, (uint32_t)(cookie - 2), &entry);
+      _ws_graft_entry(dir, (uint32_t)(cookie - 2), &entry);
       next = cookie + 1;
     } else {
-      result = ws_b_readdir(dir, cookie - first, &entry, &next);
+      result = _ws_b_readdir(dir, cookie - first, &entry, &next);
       if (result <= 0) break;
       next += first;
-      if (ws_graft_at(dir, entry.name, entry.length) != NULL) {
+      if (_ws_graft_at(dir, entry.name, entry.length) != NULL) {
         file->position = next;  // hidden by a graft
         continue;
       }
@@ -334,7 +334,7 @@ int ws_fs_getdents(int fd, ws_dirent_sink sink, void *context) {
     given++;
   }
   ws_rwlock_unlock(&dir->lock);
-  ws_node_unref(parent);
-  ws_file_put_position(file);
+  _ws_node_unref(parent);
+  _ws_file_put_position(file);
   return result < 0 ? result : given;
 }

@@ -17,8 +17,8 @@
 //   embed_file  the files of --embed-file (embedded.c, with the packaged data)
 //   js_api      Module.wasmscaleFS's C half (js/api.c), called from JS only
 #define WS_LINKED_PARTS(WS_PART)                \
-  WS_PART(mount, ws_fs_mount_startup_dirs)      \
-  WS_PART(embed_file, ws_fs_create_embedded_files) \
+  WS_PART(mount, _ws_fs_mount_startup_dirs)      \
+  WS_PART(embed_file, _ws_fs_create_embedded_files) \
   WS_PART(js_api, ws_js_alloc)
 
 #endif

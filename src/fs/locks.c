@@ -103,7 +103,7 @@ static void merge_neighbours(ws_node *node, ws_record_lock *lock) {
   }
 }
 
-void ws_locks_release(ws_node *node, uint64_t owner) {
+void _ws_locks_release(ws_node *node, uint64_t owner) {
   pthread_mutex_lock(&locks_lock);
   if (node->locks != NULL) {
     carve(node, owner, ANY_LOCK, 0, TO_END, &(ws_record_lock *){NULL});
@@ -112,7 +112,7 @@ void ws_locks_release(ws_node *node, uint64_t owner) {
   pthread_mutex_unlock(&locks_lock);
 }
 
-void ws_locks_release_process(ws_node *node) { ws_locks_release(node, PROCESS_OWNER); }
+void _ws_locks_release_process(ws_node *node) { _ws_locks_release(node, PROCESS_OWNER); }
 
 // The byte range [*start, *end] a struct flock names, relative to the file and position.
 static int lock_range(ws_file *file, const struct flock *request, uint64_t *start, uint64_t *end) {
@@ -120,9 +120,9 @@ static int lock_range(ws_file *file, const struct flock *request, uint64_t *star
   switch (request->l_whence) {
     case SEEK_SET: base = 0; break;
     case SEEK_CUR:
-      ws_file_hold_position(file);
+      _ws_file_hold_position(file);
       base = (int64_t)file->position;
-      ws_file_release_position(file);
+      _ws_file_release_position(file);
       break;
     case SEEK_END:
       ws_rwlock_read(&file->node->lock);
@@ -178,7 +178,7 @@ static int set_lock(ws_node *node, const ws_lock_request *request, bool wait) {
   return error;
 }
 
-int ws_locks_fcntl(ws_file *file, int command, struct flock *request) {
+int _ws_locks_fcntl(ws_file *file, int command, struct flock *request) {
   bool ofd = command == F_OFD_GETLK || command == F_OFD_SETLK || command == F_OFD_SETLKW;
   bool get = command == F_GETLK || command == F_OFD_GETLK, wait = command == F_SETLKW || command == F_OFD_SETLKW;
   if (ofd && request->l_pid != 0) return -EINVAL;
@@ -205,7 +205,7 @@ int ws_locks_fcntl(ws_file *file, int command, struct flock *request) {
   return 0;
 }
 
-int ws_locks_flock(ws_file *file, int operation) {
+int _ws_locks_flock(ws_file *file, int operation) {
   int kind = operation & ~LOCK_NB;
   short type = kind == LOCK_SH ? F_RDLCK : kind == LOCK_EX ? F_WRLCK : kind == LOCK_UN ? F_UNLCK : -1;
   if (type == -1) return -EINVAL;

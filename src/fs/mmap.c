@@ -23,9 +23,9 @@ typedef struct mapping {
 static pthread_mutex_t mappings_lock = PTHREAD_MUTEX_INITIALIZER;  // a leaf lock
 static mapping *mappings;
 
-int ws_fs_map(int fd, uint64_t offset, size_t length, int prot, int flags, void *memory) {
+int _ws_fs_map(int fd, uint64_t offset, size_t length, int prot, int flags, void *memory) {
   if (length == 0 || (flags & (MAP_SHARED | MAP_PRIVATE)) == 0) return -EINVAL;
-  ws_file *file = ws_fd_get(fd);
+  ws_file *file = _ws_fd_get(fd);
   if (file == NULL) return -EBADF;
   int access = atomic_load_explicit(&file->flags, memory_order_relaxed) & O_ACCMODE;
   bool write_back = (flags & MAP_SHARED) && (prot & PROT_WRITE);
@@ -39,7 +39,7 @@ int ws_fs_map(int fd, uint64_t offset, size_t length, int prot, int flags, void 
     error = -ENOMEM;
   } else {
     // Bytes past the end of the file read as zeros, as in the last page of a real mapping.
-    int64_t got = ws_node_read(file, file->node, memory, length, offset);
+    int64_t got = _ws_node_read(file, file->node, memory, length, offset);
     if (got < 0) {
       error = (int)got;
     } else {
@@ -48,7 +48,7 @@ int ws_fs_map(int fd, uint64_t offset, size_t length, int prot, int flags, void 
   }
   if (error != 0) {
     free(map);
-    ws_file_unref(file);
+    _ws_file_unref(file);
     return error;
   }
   *map = (mapping){memory, length, offset, write_back, file, NULL};
@@ -77,8 +77,8 @@ static int write_back(const mapping *map, const char *start, size_t length) {
   int64_t result = 0;
   if (at < node->size) {
     size_t inside = node->size - at < length ? (size_t)(node->size - at) : length;
-    result = ws_b_write(node, start, inside, at);
-    if (result > 0) ws_node_touch(node, true);
+    result = _ws_b_write(node, start, inside, at);
+    if (result > 0) _ws_node_touch(node, true);
   }
   ws_rwlock_unlock(&node->lock);
   return result < 0 ? (int)result : 0;
@@ -97,19 +97,19 @@ static mapping *find(const char *address, bool unlink) {
   return map;
 }
 
-int ws_fs_msync(void *address, size_t length) {
+int _ws_fs_msync(void *address, size_t length) {
   mapping *map = find(address, false);
   return map == NULL ? -ENOMEM : write_back(map, address, length);  // ENOMEM: not mapped, as Linux
 }
 
-int ws_fs_unmap(void *address, size_t length) {
+int _ws_fs_unmap(void *address, size_t length) {
   mapping *map = find(address, true);
   if (map == NULL) return -EINVAL;
   // Like Linux's munmap, no write-back error is reported (msync reports them); the whole
   // mapping goes, as Emscripten's libc unmaps only whole mappings.
   (void)length;
   write_back(map, map->start, map->length);
-  ws_file_unref(map->file);
+  _ws_file_unref(map->file);
   free(map);
   return 0;
 }

@@ -28,15 +28,15 @@ static ws_mount grafts[GRAFT_MAX];
 static uint32_t graft_count;
 
 static void open_console(const char *path, int flags, int fd) {
-  int opened = ws_fs_openat(WS_AT_FDCWD, path, flags, 0);
+  int opened = _ws_fs_openat(WS_AT_FDCWD, path, flags, 0);
   if (opened >= 0 && opened != fd) {  // the table was empty: 0, 1, 2 come in order
-    ws_fs_close(opened);
+    _ws_fs_close(opened);
   }
 }
 
-#pragma weak ws_fs_mount_startup_dirs  // see internal.h
-#pragma weak ws_fs_mount_startup_root
-#pragma weak ws_fs_create_embedded_files
+#pragma weak _ws_fs_mount_startup_dirs  // see internal.h
+#pragma weak _ws_fs_mount_startup_root
+#pragma weak _ws_fs_create_embedded_files
 
 static _Thread_local bool building;  // build_root opens files: its own calls must not wait for it
 
@@ -49,17 +49,17 @@ static ws_node *make_system_dir(const char *name, uint32_t mode, bool host_may_p
   // (No other thread can see the root yet; the locks are the backends' contract all the same.)
   if (root_mount.backend == ws_fs_memory_backend()) {
     ws_rwlock_write(&root->lock);
-    ws_b_create(root, name, strlen(name), S_IFDIR | mode, NULL, &dir);
+    _ws_b_create(root, name, strlen(name), S_IFDIR | mode, NULL, &dir);
     ws_rwlock_unlock(&root->lock);
     return dir;
   }
   if (host_may_provide) {
     ws_rwlock_read(&root->lock);
-    int error = ws_b_lookup(root, name, strlen(name), &dir);
+    int error = _ws_b_lookup(root, name, strlen(name), &dir);
     ws_rwlock_unlock(&root->lock);
     if (error == 0) {
       if (ws_is_dir(dir)) return dir;
-      ws_node_unref(dir);  // not a directory: hidden by the graft
+      _ws_node_unref(dir);  // not a directory: hidden by the graft
     }
   }
   ws_mount *graft = &grafts[graft_count];
@@ -70,7 +70,7 @@ static ws_node *make_system_dir(const char *name, uint32_t mode, bool host_may_p
   if (graft->backend->mount(graft, NULL) != 0) return NULL;
   graft_count++;
   graft->root->mode = S_IFDIR | mode;
-  ws_node_ref(graft->root);
+  _ws_node_ref(graft->root);
   return graft->root;
 }
 
@@ -80,7 +80,7 @@ static void build_root(void) {
   // A host root (--mount=/=HOST_DIR) when the program asked for one and it could be mounted
   // (else it said why on stderr, once the console is open): then the program's working
   // directory is where the host's lies, if that is inside it.
-  int host_root = ws_fs_mount_startup_root != NULL ? ws_fs_mount_startup_root(&root_mount) : 1;
+  int host_root = _ws_fs_mount_startup_root != NULL ? _ws_fs_mount_startup_root(&root_mount) : 1;
   if (host_root != 0) {
     root_mount.backend = ws_fs_memory_backend();
     if (root_mount.backend->mount(&root_mount, NULL) != 0) {
@@ -89,51 +89,51 @@ static void build_root(void) {
     }
     root_mount.root->mode = S_IFDIR | 0755;
   }
-  ws_node_ref(root_mount.root);
+  _ws_node_ref(root_mount.root);
   cwd = root_mount.root;
   ws_node *dev = make_system_dir("dev", 0755, false), *tmp = make_system_dir("tmp", 01777, true);
-  if (dev != NULL) ws_devices_create(dev);
-  ws_node_unref(dev);
-  ws_node_unref(tmp);
+  if (dev != NULL) _ws_devices_create(dev);
+  _ws_node_unref(dev);
+  _ws_node_unref(tmp);
   open_console("/dev/stdin", O_RDONLY, 0);
   open_console("/dev/stdout", O_WRONLY, 1);
   open_console("/dev/stderr", O_WRONLY, 2);
   // After the console, so a failure is reported on stderr. Weak: these are linked only into
   // programs that embed files or mount host directories (wasmscale-cc asks for them).
-  if (ws_fs_create_embedded_files != NULL) ws_fs_create_embedded_files();
-  if (ws_fs_mount_startup_dirs != NULL) ws_fs_mount_startup_dirs(host_root == 0);
+  if (_ws_fs_create_embedded_files != NULL) _ws_fs_create_embedded_files();
+  if (_ws_fs_mount_startup_dirs != NULL) _ws_fs_mount_startup_dirs(host_root == 0);
   building = false;
-  atomic_store_explicit(&ws_fs_ready, true, memory_order_release);
+  atomic_store_explicit(&_ws_fs_ready, true, memory_order_release);
 }
 
-_Atomic bool ws_fs_ready;
-_Thread_local uintptr_t ws_fs_seen_break;
+_Atomic bool _ws_fs_ready;
+_Thread_local uintptr_t _ws_fs_seen_break;
 
-void ws_fs_init_once(void) {
+void _ws_fs_init_once(void) {
   if (!building) pthread_once(&init_once, build_root);
 }
 
-ws_node *ws_root(void) { return root_mount.root; }
+ws_node *_ws_root(void) { return root_mount.root; }
 
-ws_node *ws_cwd(void) {
+ws_node *_ws_cwd(void) {
   pthread_mutex_lock(&mount_lock);
   ws_node *dir = cwd;
-  ws_node_ref(dir);
+  _ws_node_ref(dir);
   pthread_mutex_unlock(&mount_lock);
   return dir;
 }
 
-int ws_set_cwd(ws_node *dir) {
-  ws_node_ref(dir);
+int _ws_set_cwd(ws_node *dir) {
+  _ws_node_ref(dir);
   pthread_mutex_lock(&mount_lock);
   ws_node *old = cwd;
   cwd = dir;
   pthread_mutex_unlock(&mount_lock);
-  ws_node_unref(old);
+  _ws_node_unref(old);
   return 0;
 }
 
-ws_node *ws_graft_at(const ws_node *dir, const char *name, size_t length) {
+ws_node *_ws_graft_at(const ws_node *dir, const char *name, size_t length) {
   for (uint32_t i = 0; i < graft_count; i++) {
     const char *graft = grafts[i].graft;
     if (grafts[i].covered == dir && strlen(graft) == length && memcmp(graft, name, length) == 0) return grafts[i].root;
@@ -141,13 +141,13 @@ ws_node *ws_graft_at(const ws_node *dir, const char *name, size_t length) {
   return NULL;
 }
 
-uint32_t ws_graft_count(const ws_node *dir) {
+uint32_t _ws_graft_count(const ws_node *dir) {
   uint32_t count = 0;
   for (uint32_t i = 0; i < graft_count; i++) count += grafts[i].covered == dir;
   return count;
 }
 
-void ws_graft_entry(const ws_node *dir, uint32_t index, ws_dirent *entry) {
+void _ws_graft_entry(const ws_node *dir, uint32_t index, ws_dirent *entry) {
   for (uint32_t i = 0; i < graft_count; i++) {
     if (grafts[i].covered != dir || index-- > 0) continue;
     entry->ino = grafts[i].root->ino;
@@ -158,37 +158,37 @@ void ws_graft_entry(const ws_node *dir, uint32_t index, ws_dirent *entry) {
   }
 }
 
-ws_node *ws_mount_traverse(ws_node *node) {
+ws_node *_ws_mount_traverse(ws_node *node) {
   if (atomic_load_explicit(&node->mounted, memory_order_acquire) == NULL) return node;  // the common case
   pthread_mutex_lock(&mount_lock);
   ws_node *top = node;
   while (top->mounted != NULL) top = top->mounted->root;
-  ws_node_ref(top);
+  _ws_node_ref(top);
   pthread_mutex_unlock(&mount_lock);
-  ws_node_unref(node);
+  _ws_node_unref(node);
   return top;
 }
 
-ws_node *ws_mount_parent(ws_node *dir) {
+ws_node *_ws_mount_parent(ws_node *dir) {
   ws_node *below = dir;
   pthread_mutex_lock(&mount_lock);
   while (below->mount->root == below && below->mount->covered != NULL && below->mount->graft == NULL) {
     below = below->mount->covered;
   }
-  ws_node_ref(below);
+  _ws_node_ref(below);
   pthread_mutex_unlock(&mount_lock);
   if (ws_is_graft_root(below)) {  // a graft's parent is the directory it hangs from
     ws_node *parent = below->mount->covered;
-    ws_node_ref(parent);
-    ws_node_unref(below);
-    return ws_mount_traverse(parent);
+    _ws_node_ref(parent);
+    _ws_node_unref(below);
+    return _ws_mount_traverse(parent);
   }
   ws_rwlock_read(&below->lock);
   ws_node *parent = below == root_mount.root ? below : below->parent;
-  if (parent != NULL) ws_node_ref(parent);
+  if (parent != NULL) _ws_node_ref(parent);
   ws_rwlock_unlock(&below->lock);
-  ws_node_unref(below);
-  return parent == NULL ? NULL : ws_mount_traverse(parent);
+  _ws_node_unref(below);
+  return parent == NULL ? NULL : _ws_mount_traverse(parent);
 }
 
 // Each backend of linked.h, weakly: NULL in a program that did not ask for it.
@@ -196,7 +196,7 @@ ws_node *ws_mount_parent(ws_node *dir) {
 #define WEAK_BACKEND(name, function) PRAGMA(weak function)
 WS_LINKED_BACKENDS(WEAK_BACKEND)
 
-const ws_fs_backend *ws_linked_backend(const char *name) {
+const ws_fs_backend *_ws_linked_backend(const char *name) {
 #define BACKEND_NAMED(backend, function) \
   if (strcmp(name, #backend) == 0) return function != NULL ? function() : NULL;
   WS_LINKED_BACKENDS(BACKEND_NAMED)
@@ -204,9 +204,9 @@ const ws_fs_backend *ws_linked_backend(const char *name) {
 }
 
 int ws_fs_mount(const char *path, const ws_fs_backend *backend, const char *options) {
-  ws_fs_init();
+  _ws_fs_init();
   ws_walk walk;
-  int error = ws_walk_path(NULL, path, 0, &walk);
+  int error = _ws_walk_path(NULL, path, 0, &walk);
   if (error != 0) return error;
   ws_node *dir = walk.node;
   ws_mount *mount = calloc(1, sizeof *mount);
@@ -218,7 +218,7 @@ int ws_fs_mount(const char *path, const ws_fs_backend *backend, const char *opti
     error = -ENOMEM;
   } else {
     ws_rwlock_read(&dir->lock);
-    error = ws_dir_check_empty(dir);
+    error = _ws_dir_check_empty(dir);
     ws_rwlock_unlock(&dir->lock);
   }
   if (error == 0) {
@@ -232,25 +232,25 @@ int ws_fs_mount(const char *path, const ws_fs_backend *backend, const char *opti
       error = -EBUSY;
     } else {
       mount->covered = dir;
-      ws_node_ref(dir);
+      _ws_node_ref(dir);
       atomic_store(&dir->mounted, mount);
     }
     pthread_mutex_unlock(&mount_lock);
     if (error != 0) {
       atomic_store(&mount->unmounted, true);
-      ws_node_unref(mount->root);  // its last node: the mount goes with it
+      _ws_node_unref(mount->root);  // its last node: the mount goes with it
       mount = NULL;
     }
   }
   if (error != 0) free(mount);
-  ws_walk_done(&walk);
+  _ws_walk_done(&walk);
   return error;
 }
 
 int ws_fs_unmount(const char *path) {
-  ws_fs_init();
+  _ws_fs_init();
   ws_walk walk;
-  int error = ws_walk_path(NULL, path, 0, &walk);
+  int error = _ws_walk_path(NULL, path, 0, &walk);
   if (error != 0) return error;
   ws_node *root = walk.node;
   ws_mount *mount = root->mount;
@@ -265,19 +265,19 @@ int ws_fs_unmount(const char *path) {
     atomic_store(&mount->covered->mounted, NULL);
   }
   pthread_mutex_unlock(&mount_lock);
-  ws_walk_done(&walk);
+  _ws_walk_done(&walk);
   if (error == 0) {
-    // The mount is freed with its last node (ws_mount_node_gone), not here: a path walk that
+    // The mount is freed with its last node (_ws_mount_node_gone), not here: a path walk that
     // passed through it a moment ago may still hold one, whose release calls into the backend.
     ws_node *covered = mount->covered, *mount_root = mount->root;
     atomic_store(&mount->unmounted, true);
-    ws_node_unref(covered);
-    ws_node_unref(mount_root);
+    _ws_node_unref(covered);
+    _ws_node_unref(mount_root);
   }
   return error;
 }
 
-void ws_mount_node_gone(ws_mount *mount) {
+void _ws_mount_node_gone(ws_mount *mount) {
   if (atomic_fetch_sub(&mount->nodes, 1) != 1 || !atomic_load(&mount->unmounted)) return;
   if (mount->backend->unmount != NULL) mount->backend->unmount(mount);
   free(mount);

@@ -30,88 +30,88 @@ static int create_node(ws_walk *walk, uint32_t mode, const char *target, const w
   }
   ws_node *dir = walk->dir, *child = NULL;
   ws_rwlock_write(&dir->lock);
-  int error = ws_dir_may_add(dir);
-  if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child) == 0 ? -EEXIST : 0;
+  int error = _ws_dir_may_add(dir);
+  if (error == 0) error = _ws_b_lookup(dir, walk->name, walk->length, &child) == 0 ? -EEXIST : 0;
   if (error == 0) {
-    error = lazy != NULL ? ws_b_create_lazy(dir, walk->name, walk->length, mode, lazy, &child)
-                         : ws_b_create(dir, walk->name, walk->length, mode, target, &child);
+    error = lazy != NULL ? _ws_b_create_lazy(dir, walk->name, walk->length, mode, lazy, &child)
+                         : _ws_b_create(dir, walk->name, walk->length, mode, target, &child);
   }
-  if (error == 0) ws_node_touch(dir, true);
+  if (error == 0) _ws_node_touch(dir, true);
   ws_rwlock_unlock(&dir->lock);
-  ws_node_unref(child);
+  _ws_node_unref(child);
   return error;
 }
 
-int ws_fs_mkdirat(int dirfd, const char *path, uint32_t mode) {
+int _ws_fs_mkdirat(int dirfd, const char *path, uint32_t mode) {
   ws_walk walk;
-  int error = ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
+  int error = _ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
   if (error != 0) return error;
-  error = create_node(&walk, S_IFDIR | (mode & 01777 & ~ws_fs_current_umask()), NULL, NULL);
-  ws_walk_done(&walk);
+  error = create_node(&walk, S_IFDIR | (mode & 01777 & ~_ws_fs_current_umask()), NULL, NULL);
+  _ws_walk_done(&walk);
   return error;
 }
 
-int ws_fs_mknodat(int dirfd, const char *path, uint32_t mode) {
+int _ws_fs_mknodat(int dirfd, const char *path, uint32_t mode) {
   uint32_t type = (mode & S_IFMT) ? (mode & S_IFMT) : S_IFREG;
   // As Linux for an unprivileged caller: devices (and here sockets, which wasmscale has not)
   // and directories are not permitted, anything else is no file type at all.
   if (type == S_IFCHR || type == S_IFBLK || type == S_IFSOCK || type == S_IFDIR) return -EPERM;
   if (type != S_IFREG && type != S_IFIFO) return -EINVAL;
   ws_walk walk;
-  int error = ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
+  int error = _ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
   if (error != 0) return error;
   if (walk.trailing_slash && walk.node == NULL) error = -ENOENT;
-  if (error == 0) error = create_node(&walk, type | (mode & 07777 & ~ws_fs_current_umask()), NULL, NULL);
-  ws_walk_done(&walk);
+  if (error == 0) error = create_node(&walk, type | (mode & 07777 & ~_ws_fs_current_umask()), NULL, NULL);
+  _ws_walk_done(&walk);
   return error;
 }
 
-int ws_fs_symlinkat(const char *target, int dirfd, const char *path) {
+int _ws_fs_symlinkat(const char *target, int dirfd, const char *path) {
   if (target == NULL) return -EFAULT;
   if (target[0] == '\0') return -ENOENT;
   if (strnlen(target, WS_PATH_MAX) == WS_PATH_MAX) return -ENAMETOOLONG;
   ws_walk walk;
-  int error = ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
+  int error = _ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
   if (error != 0) return error;
   if (walk.trailing_slash && walk.node == NULL) error = -ENOENT;
   if (error == 0) error = create_node(&walk, S_IFLNK | 0777, target, NULL);
-  ws_walk_done(&walk);
+  _ws_walk_done(&walk);
   return error;
 }
 
-int ws_fs_create_lazy(const char *path, const char *url, uint64_t size, uint32_t mode) {
+int _ws_fs_create_lazy(const char *path, const char *url, uint64_t size, uint32_t mode) {
   if (url == NULL) return -EFAULT;
   if (url[0] == '\0') return -ENOENT;
   ws_walk walk;
-  int error = ws_walk_at(WS_AT_FDCWD, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
+  int error = _ws_walk_at(WS_AT_FDCWD, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
   if (error != 0) return error;
   if (walk.trailing_slash && walk.node == NULL) error = -ENOENT;
   // The mode as given, as Emscripten's createLazyFile sets it (no umask).
   if (error == 0) error = create_node(&walk, S_IFREG | (mode & 07777), NULL, &(ws_lazy_source){url, size});
-  ws_walk_done(&walk);
+  _ws_walk_done(&walk);
   return error;
 }
 
-int ws_fs_readlinkat(int dirfd, const char *path, char *buffer, size_t size) {
+int _ws_fs_readlinkat(int dirfd, const char *path, char *buffer, size_t size) {
   if (size == 0 || size > INT32_MAX) return -EINVAL;
   ws_walk walk;
-  int error = ws_walk_at(dirfd, path, WS_WALK_NOFOLLOW, &walk);
+  int error = _ws_walk_at(dirfd, path, WS_WALK_NOFOLLOW, &walk);
   if (error != 0) return error;
   if (walk.node->type != S_IFLNK) {
     error = -EINVAL;
   } else {
     ws_rwlock_read(&walk.node->lock);
-    error = ws_b_readlink(walk.node, buffer, size);
+    error = _ws_b_readlink(walk.node, buffer, size);
     ws_rwlock_unlock(&walk.node->lock);
   }
-  ws_walk_done(&walk);
+  _ws_walk_done(&walk);
   return error;
 }
 
-int ws_dir_check_empty(ws_node *dir) {
+int _ws_dir_check_empty(ws_node *dir) {
   ws_dirent entry;
   uint64_t next;
-  int found = ws_b_readdir(dir, 0, &entry, &next);
+  int found = _ws_b_readdir(dir, 0, &entry, &next);
   return found < 0 ? found : found > 0 ? -ENOTEMPTY : 0;
 }
 
@@ -119,52 +119,52 @@ static int remove_dir(ws_walk *walk) {
   ws_node *dir = walk->dir, *child = NULL;
   pthread_mutex_lock(&rename_lock);
   ws_rwlock_write(&dir->lock);
-  int error = ws_node_permits(dir, W_OK | X_OK);
-  if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child);
+  int error = _ws_node_permits(dir, W_OK | X_OK);
+  if (error == 0) error = _ws_b_lookup(dir, walk->name, walk->length, &child);
   if (error == 0 && !ws_is_dir(child)) error = -ENOTDIR;
   if (error == 0 && atomic_load(&child->mounted) != NULL) error = -EBUSY;  // a mount point, as Linux
   if (error == 0) {
     ws_rwlock_write(&child->lock);
-    error = ws_dir_check_empty(child);
-    if (error == 0) error = ws_b_unlink(dir, walk->name, walk->length);
+    error = _ws_dir_check_empty(child);
+    if (error == 0) error = _ws_b_unlink(dir, walk->name, walk->length);
     if (error == 0) {
       child->nlink = 0;
       child->parent = NULL;
-      ws_node_touch(child, false);
-      ws_node_touch(dir, true);
+      _ws_node_touch(child, false);
+      _ws_node_touch(dir, true);
     }
     ws_rwlock_unlock(&child->lock);
   }
   ws_rwlock_unlock(&dir->lock);
   pthread_mutex_unlock(&rename_lock);
-  ws_node_unref(child);
+  _ws_node_unref(child);
   return error;
 }
 
 static int remove_file(ws_walk *walk) {
   ws_node *dir = walk->dir, *child = NULL;
   ws_rwlock_write(&dir->lock);
-  int error = ws_node_permits(dir, W_OK | X_OK);
-  if (error == 0) error = ws_b_lookup(dir, walk->name, walk->length, &child);
+  int error = _ws_node_permits(dir, W_OK | X_OK);
+  if (error == 0) error = _ws_b_lookup(dir, walk->name, walk->length, &child);
   if (error == 0 && ws_is_dir(child)) error = -EISDIR;
-  if (error == 0) error = ws_b_unlink(dir, walk->name, walk->length);
+  if (error == 0) error = _ws_b_unlink(dir, walk->name, walk->length);
   if (error == 0) {
     ws_rwlock_write(&child->lock);
     child->nlink--;
-    ws_node_touch(child, false);
+    _ws_node_touch(child, false);
     ws_rwlock_unlock(&child->lock);
-    ws_node_touch(dir, true);
+    _ws_node_touch(dir, true);
   }
   ws_rwlock_unlock(&dir->lock);
-  ws_node_unref(child);
+  _ws_node_unref(child);
   return error;
 }
 
-int ws_fs_unlinkat(int dirfd, const char *path, int flags) {
+int _ws_fs_unlinkat(int dirfd, const char *path, int flags) {
   if (flags & ~AT_REMOVEDIR) return -EINVAL;
   bool rmdir = (flags & AT_REMOVEDIR) != 0;
   ws_walk walk;
-  int error = ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
+  int error = _ws_walk_at(dirfd, path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &walk);
   if (error != 0) return error;
   if (walk.length == 0) {
     error = rmdir ? -EBUSY : -EISDIR;  // "/"
@@ -181,7 +181,7 @@ int ws_fs_unlinkat(int dirfd, const char *path, int flags) {
   } else {
     error = remove_file(&walk);
   }
-  ws_walk_done(&walk);
+  _ws_walk_done(&walk);
   return error;
 }
 
@@ -194,13 +194,13 @@ static bool is_ancestor(const ws_node *ancestor, const ws_node *node) {
 
 // The checks and the backend call of a rename, with both directories locked.
 static int rename_locked(ws_walk *from, ws_walk *to, ws_node **source, ws_node **target, char **new_name) {
-  int error = ws_node_permits(from->dir, W_OK | X_OK);
-  if (error == 0) error = ws_node_permits(to->dir, W_OK | X_OK);
+  int error = _ws_node_permits(from->dir, W_OK | X_OK);
+  if (error == 0) error = _ws_node_permits(to->dir, W_OK | X_OK);
   // A removed source directory has no entries: the source's lookup below answers ENOENT.
   if (error == 0 && to->dir->nlink == 0) error = -ENOENT;
-  if (error == 0) error = ws_b_lookup(from->dir, from->name, from->length, source);
+  if (error == 0) error = _ws_b_lookup(from->dir, from->name, from->length, source);
   if (error != 0) return error;
-  error = ws_b_lookup(to->dir, to->name, to->length, target);
+  error = _ws_b_lookup(to->dir, to->name, to->length, target);
   if (error == -ENOENT) {
     error = 0;
     *target = NULL;
@@ -217,22 +217,22 @@ static int rename_locked(ws_walk *from, ws_walk *to, ws_node **source, ws_node *
     if (!dir && ws_is_dir(*target)) return -EISDIR;
     if (dir) {
       ws_rwlock_read(&(*target)->lock);
-      error = ws_dir_check_empty(*target);
+      error = _ws_dir_check_empty(*target);
       ws_rwlock_unlock(&(*target)->lock);
       if (error != 0) return error;
     }
   }
   if (dir && (*new_name = strndup(to->name, to->length)) == NULL) return -ENOMEM;
-  return ws_b_rename(from->dir, from->name, from->length, to->dir, to->name, to->length);
+  return _ws_b_rename(from->dir, from->name, from->length, to->dir, to->name, to->length);
 }
 
-int ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path) {
+int _ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path) {
   ws_walk from, to;
-  int error = ws_walk_at(old_dirfd, old_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &from);
+  int error = _ws_walk_at(old_dirfd, old_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &from);
   if (error != 0) return error;
-  error = ws_walk_at(new_dirfd, new_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &to);
+  error = _ws_walk_at(new_dirfd, new_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &to);
   if (error != 0) {
-    ws_walk_done(&from);
+    _ws_walk_done(&from);
     return error;
   }
   ws_node *source = NULL, *target = NULL;
@@ -256,9 +256,9 @@ int ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const cha
     if (second != first) ws_rwlock_write(&second->lock);
     error = rename_locked(&from, &to, &source, &target, &new_name);
     if (error == 0) {
-      ws_node_touch(from.dir, true);
-      ws_node_touch(to.dir, true);
-      ws_node_touch(source, false);  // a rename changes the moved node's ctime, as on Linux
+      _ws_node_touch(from.dir, true);
+      _ws_node_touch(to.dir, true);
+      _ws_node_touch(source, false);  // a rename changes the moved node's ctime, as on Linux
       if (ws_is_dir(source)) {
         ws_rwlock_write(&source->lock);
         free(source->name);
@@ -275,7 +275,7 @@ int ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const cha
         } else {
           target->nlink--;
         }
-        ws_node_touch(target, false);
+        _ws_node_touch(target, false);
         ws_rwlock_unlock(&target->lock);
       }
     }
@@ -284,33 +284,33 @@ int ws_fs_renameat(int old_dirfd, const char *old_path, int new_dirfd, const cha
     pthread_mutex_unlock(&rename_lock);
   }
   free(new_name);
-  ws_node_unref(source);
-  ws_node_unref(target);
-  ws_walk_done(&from);
-  ws_walk_done(&to);
+  _ws_node_unref(source);
+  _ws_node_unref(target);
+  _ws_walk_done(&from);
+  _ws_walk_done(&to);
   return error > 0 ? 0 : error;
 }
 
-int ws_fs_linkat(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path, int flags) {
+int _ws_fs_linkat(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path, int flags) {
   if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)) return -EINVAL;
   // The source by its directory and name (a backend may need them to reach the file), a final
   // symlink followed only with AT_SYMLINK_FOLLOW.
   ws_walk from, to;
   char target[WS_PATH_MAX];
-  int error = ws_walk_at(old_dirfd, old_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &from);
+  int error = _ws_walk_at(old_dirfd, old_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &from);
   for (int links = 0; error == 0 && (flags & AT_SYMLINK_FOLLOW) && from.node != NULL && from.node->type == S_IFLNK;
        links++) {
-    error = links == WS_SYMLINK_MAX ? -ELOOP : ws_walk_follow(&from, target);
+    error = links == WS_SYMLINK_MAX ? -ELOOP : _ws_walk_follow(&from, target);
   }
   if (error == 0 && from.node == NULL) error = -ENOENT;
   if (error == 0 && from.trailing_slash && !ws_is_dir(from.node)) error = -ENOTDIR;
   if (error != 0) {
-    ws_walk_done(&from);
+    _ws_walk_done(&from);
     return error;
   }
-  error = ws_walk_at(new_dirfd, new_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &to);
+  error = _ws_walk_at(new_dirfd, new_path, WS_WALK_PARENT | WS_WALK_NOFOLLOW, &to);
   if (error != 0) {
-    ws_walk_done(&from);
+    _ws_walk_done(&from);
     return error;
   }
   ws_node *node = from.node, *dir = to.dir;
@@ -321,56 +321,56 @@ int ws_fs_linkat(int old_dirfd, const char *old_path, int new_dirfd, const char 
     // and reported before a directory to link: Linux looks the name up first.
     ws_node *existing = NULL;
     ws_rwlock_write(&dir->lock);
-    error = ws_b_lookup(dir, to.name, to.length, &existing) == 0 ? -EEXIST : 0;
+    error = _ws_b_lookup(dir, to.name, to.length, &existing) == 0 ? -EEXIST : 0;
     if (error == 0 && ws_is_dir(node)) error = -EPERM;
     if (error == 0 && to.trailing_slash) error = -ENOENT;
     if (error == 0 && node->mount != dir->mount) error = -EXDEV;
-    if (error == 0) error = ws_dir_may_add(dir);
+    if (error == 0) error = _ws_dir_may_add(dir);
     if (error == 0) {
       ws_rwlock_write(&node->lock);
-      error = node->nlink == 0 ? -ENOENT : ws_b_link(dir, to.name, to.length, node, from.dir, from.name, from.length);
+      error = node->nlink == 0 ? -ENOENT : _ws_b_link(dir, to.name, to.length, node, from.dir, from.name, from.length);
       if (error == 0) {
         node->nlink++;
-        ws_node_touch(node, false);
+        _ws_node_touch(node, false);
       }
       ws_rwlock_unlock(&node->lock);
     }
-    if (error == 0) ws_node_touch(dir, true);
+    if (error == 0) _ws_node_touch(dir, true);
     ws_rwlock_unlock(&dir->lock);
-    ws_node_unref(existing);
+    _ws_node_unref(existing);
   }
-  ws_walk_done(&from);
-  ws_walk_done(&to);
+  _ws_walk_done(&from);
+  _ws_walk_done(&to);
   return error;
 }
 
 static int change_dir(ws_node *node) {
   if (!ws_is_dir(node)) return -ENOTDIR;
-  int error = ws_node_permits(node, X_OK);
-  return error != 0 ? error : ws_set_cwd(node);
+  int error = _ws_node_permits(node, X_OK);
+  return error != 0 ? error : _ws_set_cwd(node);
 }
 
-int ws_fs_chdir(const char *path) {
+int _ws_fs_chdir(const char *path) {
   ws_walk walk;
-  int error = ws_walk_path(NULL, path, 0, &walk);
+  int error = _ws_walk_path(NULL, path, 0, &walk);
   if (error != 0) return error;
   error = change_dir(walk.node);
-  ws_walk_done(&walk);
+  _ws_walk_done(&walk);
   return error;
 }
 
-int ws_fs_fchdir(int fd) {
-  ws_file *file = ws_fd_get(fd);
+int _ws_fs_fchdir(int fd) {
+  ws_file *file = _ws_fd_get(fd);
   if (file == NULL) return -EBADF;
   int error = change_dir(file->node);
-  ws_file_unref(file);
+  _ws_file_unref(file);
   return error;
 }
 
-int ws_fs_getcwd(char *buffer, size_t size) {
+int _ws_fs_getcwd(char *buffer, size_t size) {
   if (size == 0) return -EINVAL;
-  ws_fs_init();  // a program's first call may be this one
-  ws_node *dir = ws_cwd();
+  _ws_fs_init();  // a program's first call may be this one
+  ws_node *dir = _ws_cwd();
   char path[WS_PATH_MAX];
   size_t at = sizeof path - 1;
   path[at] = '\0';
@@ -380,7 +380,7 @@ int ws_fs_getcwd(char *buffer, size_t size) {
     while (ws_is_mount_root(node) && node->mount->covered != NULL && node->mount->graft == NULL) {
       node = node->mount->covered;
     }
-    if (node == ws_root()) break;
+    if (node == _ws_root()) break;
     bool graft = ws_is_graft_root(node);  // named by the mount, hanging from the directory it covers
     if (!graft && node->parent == NULL) {
       error = -ENOENT;  // the working directory was removed
@@ -398,7 +398,7 @@ int ws_fs_getcwd(char *buffer, size_t size) {
     node = graft ? node->mount->covered : node->parent;
   }
   pthread_mutex_unlock(&rename_lock);
-  ws_node_unref(dir);
+  _ws_node_unref(dir);
   if (error != 0) return error;
   if (at == sizeof path - 1) path[--at] = '/';
   size_t length = sizeof path - at;  // with the zero
@@ -407,7 +407,7 @@ int ws_fs_getcwd(char *buffer, size_t size) {
   return (int)length;
 }
 
-int ws_make_dirs(const char *path, uint32_t mode) {
+int _ws_make_dirs(const char *path, uint32_t mode) {
   char partial[WS_PATH_MAX];
   size_t length = strlen(path);
   if (length >= sizeof partial) return -ENAMETOOLONG;
@@ -415,7 +415,7 @@ int ws_make_dirs(const char *path, uint32_t mode) {
     if (path[at] != '/' && path[at] != '\0') continue;
     memcpy(partial, path, at);
     partial[at] = '\0';
-    int error = ws_fs_mkdirat(WS_AT_FDCWD, partial, mode);
+    int error = _ws_fs_mkdirat(WS_AT_FDCWD, partial, mode);
     if (error != 0 && error != -EEXIST) return error;
   }
   return 0;

@@ -11,26 +11,26 @@
 
 #include "internal.h"
 
-int ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **child) {
+int _ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **child) {
   if (length == 1 && name[0] == '.') {
-    ws_node_ref(dir);
+    _ws_node_ref(dir);
     *child = dir;
     return 0;
   }
   if (length == 2 && name[0] == '.' && name[1] == '.') {
-    *child = ws_mount_parent(dir);
+    *child = _ws_mount_parent(dir);
     return *child != NULL ? 0 : -ENOENT;
   }
-  ws_node *graft = ws_graft_at(dir, name, length);
+  ws_node *graft = _ws_graft_at(dir, name, length);
   if (graft != NULL) {
-    ws_node_ref(graft);
+    _ws_node_ref(graft);
     *child = graft;
     return 0;
   }
   ws_rwlock_read(&dir->lock);
-  int error = ws_b_lookup(dir, name, length, child);
+  int error = _ws_b_lookup(dir, name, length, child);
   ws_rwlock_unlock(&dir->lock);
-  if (error == 0) *child = ws_mount_traverse(*child);
+  if (error == 0) *child = _ws_mount_traverse(*child);
   return error;
 }
 
@@ -38,7 +38,7 @@ int ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **chi
 static int splice_symlink(ws_walk *walk, ws_node *link, const char *rest, const char **cursor) {
   char target[WS_PATH_MAX];
   ws_rwlock_read(&link->lock);
-  int length = ws_b_readlink(link, target, sizeof target);
+  int length = _ws_b_readlink(link, target, sizeof target);
   ws_rwlock_unlock(&link->lock);
   if (length < 0) return length;
   size_t rest_length = strlen(rest), slash = rest_length > 0;  // no '/' after the last name
@@ -51,23 +51,23 @@ static int splice_symlink(ws_walk *walk, ws_node *link, const char *rest, const 
   return length == 0 ? -ENOENT : 0;  // an empty target names nothing
 }
 
-int ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk) {
-  ws_fs_init();
+int _ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk) {
+  _ws_fs_init();
   *walk = (ws_walk){0};
-  if (ws_root() == NULL) return -ENOMEM;
+  if (_ws_root() == NULL) return -ENOMEM;
   if (path == NULL) return -EFAULT;
   size_t path_length = strnlen(path, WS_PATH_MAX);
   if (path_length == WS_PATH_MAX) return -ENAMETOOLONG;
   if (path_length == 0) return -ENOENT;
   ws_node *dir;
   if (path[0] == '/') {
-    dir = ws_root();
-    ws_node_ref(dir);
+    dir = _ws_root();
+    _ws_node_ref(dir);
   } else if (at != NULL) {
     dir = at;
-    ws_node_ref(dir);
+    _ws_node_ref(dir);
   } else {
-    dir = ws_cwd();
+    dir = _ws_cwd();
   }
   const char *cursor = path;
   int links = 0, error = 0;
@@ -88,13 +88,13 @@ int ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk) {
       error = -ENOTDIR;
       break;
     }
-    if ((error = ws_node_permits(dir, X_OK)) != 0) break;
+    if ((error = _ws_node_permits(dir, X_OK)) != 0) break;
     if (last && (flags & WS_WALK_PARENT)) {
       walk->dir = dir;
       walk->name = name;
       walk->length = length;
       walk->trailing_slash = trailing;
-      error = ws_lookup_child(dir, name, length, &walk->node);
+      error = _ws_lookup_child(dir, name, length, &walk->node);
       if (error == -ENOENT) error = 0;  // the caller may create it
       if (error != 0) {
         walk->dir = NULL;
@@ -103,25 +103,25 @@ int ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk) {
       return 0;
     }
     ws_node *child;
-    if ((error = ws_lookup_child(dir, name, length, &child)) != 0) break;
+    if ((error = _ws_lookup_child(dir, name, length, &child)) != 0) break;
     bool follow = !last || trailing || !(flags & WS_WALK_NOFOLLOW);
     if (child->type == S_IFLNK && follow) {
       if (++links > WS_SYMLINK_MAX) {
-        ws_node_unref(child);
+        _ws_node_unref(child);
         error = -ELOOP;
         break;
       }
       error = splice_symlink(walk, child, rest, &cursor);
-      ws_node_unref(child);
+      _ws_node_unref(child);
       if (error != 0) break;
       if (*cursor == '/') {
-        ws_node_unref(dir);
-        dir = ws_root();
-        ws_node_ref(dir);
+        _ws_node_unref(dir);
+        dir = _ws_root();
+        _ws_node_ref(dir);
       }
       continue;
     }
-    ws_node_unref(dir);
+    _ws_node_unref(dir);
     dir = child;
     cursor = rest;
     if (last) {
@@ -130,66 +130,66 @@ int ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk) {
     }
   }
   if (error != 0) {
-    ws_node_unref(dir);
-    ws_walk_done(walk);
+    _ws_node_unref(dir);
+    _ws_walk_done(walk);
     return error;
   }
   if (walk->trailing_slash && !ws_is_dir(dir)) {
-    ws_node_unref(dir);
-    ws_walk_done(walk);
+    _ws_node_unref(dir);
+    _ws_walk_done(walk);
     return -ENOTDIR;
   }
   if (flags & WS_WALK_PARENT) {
     // No last name ("/", "dir/."): the node reached is its own parent for the caller's purposes.
     walk->dir = dir;
-    ws_node_ref(dir);
+    _ws_node_ref(dir);
   }
   walk->node = dir;
   return 0;
 }
 
-void ws_walk_done(ws_walk *walk) {
-  ws_node_unref(walk->dir);
-  ws_node_unref(walk->node);
+void _ws_walk_done(ws_walk *walk) {
+  _ws_node_unref(walk->dir);
+  _ws_node_unref(walk->node);
   free(walk->scratch);
   *walk = (ws_walk){0};
 }
 
-int ws_at_dir(int dirfd, const char *path, ws_node **at) {
+int _ws_at_dir(int dirfd, const char *path, ws_node **at) {
   *at = NULL;
   if (dirfd == WS_AT_FDCWD || (path != NULL && path[0] == '/')) return 0;
-  ws_file *file = ws_fd_get(dirfd);
+  ws_file *file = _ws_fd_get(dirfd);
   if (file == NULL) return -EBADF;
   ws_node *node = file->node;
-  ws_node_ref(node);
-  ws_file_unref(file);
+  _ws_node_ref(node);
+  _ws_file_unref(file);
   if (!ws_is_dir(node) && path != NULL && path[0] != '\0') {
-    ws_node_unref(node);
+    _ws_node_unref(node);
     return -ENOTDIR;
   }
   *at = node;
   return 0;
 }
 
-int ws_walk_at(int dirfd, const char *path, int flags, ws_walk *walk) {
+int _ws_walk_at(int dirfd, const char *path, int flags, ws_walk *walk) {
   ws_node *at;
-  int error = ws_at_dir(dirfd, path, &at);
+  int error = _ws_at_dir(dirfd, path, &at);
   if (error != 0) return error;
-  error = ws_walk_path(at, path, flags, walk);
-  ws_node_unref(at);
+  error = _ws_walk_path(at, path, flags, walk);
+  _ws_node_unref(at);
   return error;
 }
 
-int ws_walk_follow(ws_walk *walk, char target[WS_PATH_MAX]) {
+int _ws_walk_follow(ws_walk *walk, char target[WS_PATH_MAX]) {
   ws_node *link = walk->node, *dir = walk->dir;
   ws_rwlock_read(&link->lock);
-  int length = ws_b_readlink(link, target, WS_PATH_MAX - 1);
+  int length = _ws_b_readlink(link, target, WS_PATH_MAX - 1);
   ws_rwlock_unlock(&link->lock);
   if (length < 0) return length;
   target[length] = '\0';
-  ws_node_ref(dir);
-  ws_walk_done(walk);
-  int error = ws_walk_path(dir, target, WS_WALK_PARENT, walk);
-  ws_node_unref(dir);
+  _ws_node_ref(dir);
+  _ws_walk_done(walk);
+  int error = _ws_walk_path(dir, target, WS_WALK_PARENT, walk);
+  _ws_node_unref(dir);
   return error;
 }

@@ -22,7 +22,7 @@ struct ws_pipe {
   uint8_t buffer[WS_PIPE_BYTES];
 };
 
-ws_pipe *ws_pipe_new(void) {
+ws_pipe *_ws_pipe_new(void) {
   ws_pipe *pipe = calloc(1, sizeof *pipe);
   if (pipe == NULL) return NULL;
   pthread_mutex_init(&pipe->lock, NULL);
@@ -30,13 +30,13 @@ ws_pipe *ws_pipe_new(void) {
   return pipe;
 }
 
-void ws_pipe_destroy(ws_pipe *pipe) {
+void _ws_pipe_destroy(ws_pipe *pipe) {
   pthread_mutex_destroy(&pipe->lock);
   pthread_cond_destroy(&pipe->changed);
   free(pipe);
 }
 
-void ws_pipe_open_end(ws_pipe *pipe, int access) {
+void _ws_pipe_open_end(ws_pipe *pipe, int access) {
   pthread_mutex_lock(&pipe->lock);
   if (access != O_WRONLY) pipe->readers++, pipe->reader_opens++;
   if (access != O_RDONLY) pipe->writers++, pipe->writer_opens++;
@@ -48,7 +48,7 @@ void ws_pipe_open_end(ws_pipe *pipe, int access) {
 // far, less one if a peer is open now. A peer open at this moment may write, close and go
 // before the wait starts (it is released by this open's own end); counting it as one that
 // opened since keeps the wait from missing it.
-uint32_t ws_pipe_peer_mark(ws_pipe *pipe, int access) {
+uint32_t _ws_pipe_peer_mark(ws_pipe *pipe, int access) {
   pthread_mutex_lock(&pipe->lock);
   bool reading = access == O_RDONLY;
   uint32_t opens = reading ? pipe->writer_opens : pipe->reader_opens;
@@ -59,8 +59,8 @@ uint32_t ws_pipe_peer_mark(ws_pipe *pipe, int access) {
 
 // A FIFO opened for reading waits for a writer, one opened for writing for a reader, as POSIX
 // asks; with O_NONBLOCK a reader goes on and a writer fails with ENXIO. A peer that opened
-// since `seen` (ws_pipe_peer_mark before this open) releases the wait even if it has gone.
-int ws_pipe_await_peer(ws_pipe *pipe, int access, bool nonblocking, uint32_t seen) {
+// since `seen` (_ws_pipe_peer_mark before this open) releases the wait even if it has gone.
+int _ws_pipe_await_peer(ws_pipe *pipe, int access, bool nonblocking, uint32_t seen) {
   if (access == O_RDWR) return 0;
   bool reading = access == O_RDONLY;
   int error = 0;
@@ -76,7 +76,7 @@ int ws_pipe_await_peer(ws_pipe *pipe, int access, bool nonblocking, uint32_t see
   return error;
 }
 
-void ws_pipe_close_end(ws_pipe *pipe, int access) {
+void _ws_pipe_close_end(ws_pipe *pipe, int access) {
   pthread_mutex_lock(&pipe->lock);
   if (access != O_WRONLY) pipe->readers--;
   if (access != O_RDONLY) pipe->writers--;
@@ -84,7 +84,7 @@ void ws_pipe_close_end(ws_pipe *pipe, int access) {
   pthread_mutex_unlock(&pipe->lock);
 }
 
-int64_t ws_pipe_read(ws_pipe *pipe, void *buffer, size_t length, bool nonblocking) {
+int64_t _ws_pipe_read(ws_pipe *pipe, void *buffer, size_t length, bool nonblocking) {
   if (length == 0) return 0;
   pthread_mutex_lock(&pipe->lock);
   while (pipe->used == 0 && pipe->writers > 0 && !nonblocking) pthread_cond_wait(&pipe->changed, &pipe->lock);
@@ -108,7 +108,7 @@ int64_t ws_pipe_read(ws_pipe *pipe, void *buffer, size_t length, bool nonblockin
   return result;
 }
 
-int64_t ws_pipe_write(ws_pipe *pipe, const void *buffer, size_t length, bool nonblocking) {
+int64_t _ws_pipe_write(ws_pipe *pipe, const void *buffer, size_t length, bool nonblocking) {
   size_t done = 0;
   int64_t error = 0;
   pthread_mutex_lock(&pipe->lock);
@@ -144,7 +144,7 @@ int64_t ws_pipe_write(ws_pipe *pipe, const void *buffer, size_t length, bool non
   return done > 0 ? (int64_t)done : error;
 }
 
-short ws_pipe_poll(ws_pipe *pipe, short events) {
+short _ws_pipe_poll(ws_pipe *pipe, short events) {
   short ready = 0;
   pthread_mutex_lock(&pipe->lock);
   if (pipe->used > 0) ready |= events & (POLLIN | POLLRDNORM);
@@ -155,30 +155,30 @@ short ws_pipe_poll(ws_pipe *pipe, short events) {
   return ready;
 }
 
-int ws_fs_pipe2(int fds[2], int flags) {
+int _ws_fs_pipe2(int fds[2], int flags) {
   if (flags & ~(O_CLOEXEC | O_NONBLOCK)) return -EINVAL;
-  ws_node *node = ws_node_new(NULL, S_IFIFO | 0600);  // anonymous: in no directory
+  ws_node *node = _ws_node_new(NULL, S_IFIFO | 0600);  // anonymous: in no directory
   if (node == NULL) return -ENFILE;
-  ws_node_ref(node);
-  ws_file *read_end = ws_file_new(node, O_RDONLY | (flags & O_NONBLOCK));
-  ws_file *write_end = ws_file_new(node, O_WRONLY | (flags & O_NONBLOCK));
+  _ws_node_ref(node);
+  ws_file *read_end = _ws_file_new(node, O_RDONLY | (flags & O_NONBLOCK));
+  ws_file *write_end = _ws_file_new(node, O_WRONLY | (flags & O_NONBLOCK));
   if (read_end == NULL || write_end == NULL) {
-    if (read_end == NULL) ws_node_unref(node);
-    if (write_end == NULL) ws_node_unref(node);
-    ws_file_unref(read_end);
-    ws_file_unref(write_end);
+    if (read_end == NULL) _ws_node_unref(node);
+    if (write_end == NULL) _ws_node_unref(node);
+    _ws_file_unref(read_end);
+    _ws_file_unref(write_end);
     return -ENFILE;
   }
   int fd_flags = (flags & O_CLOEXEC) ? WS_FD_CLOEXEC : 0;
-  fds[0] = ws_fd_install(read_end, 0, fd_flags);
-  fds[1] = fds[0] < 0 ? -1 : ws_fd_install(write_end, 0, fd_flags);
+  fds[0] = _ws_fd_install(read_end, 0, fd_flags);
+  fds[1] = fds[0] < 0 ? -1 : _ws_fd_install(write_end, 0, fd_flags);
   if (fds[1] < 0) {
     if (fds[0] >= 0) {
-      ws_fd_close(fds[0]);
+      _ws_fd_close(fds[0]);
     } else {
-      ws_file_unref(read_end);
+      _ws_file_unref(read_end);
     }
-    ws_file_unref(write_end);
+    _ws_file_unref(write_end);
     return -EMFILE;
   }
   return 0;
@@ -186,22 +186,22 @@ int ws_fs_pipe2(int fds[2], int flags) {
 
 static short poll_one(const struct pollfd *entry) {
   if (entry->fd < 0) return 0;
-  ws_file *file = ws_fd_get(entry->fd);
+  ws_file *file = _ws_fd_get(entry->fd);
   if (file == NULL) return POLLNVAL;
   short ready;
   if (file->node->pipe != NULL) {
-    ready = ws_pipe_poll(file->node->pipe, entry->events);
+    ready = _ws_pipe_poll(file->node->pipe, entry->events);
     int access = atomic_load(&file->flags) & O_ACCMODE;
     if (access == O_RDONLY) ready &= (short)~POLLERR;  // a reader sees hang-up, not error
     if (access == O_WRONLY) ready &= (short)~POLLHUP;
   } else {
     ready = entry->events & (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM);  // files never block
   }
-  ws_file_unref(file);
+  _ws_file_unref(file);
   return ready;
 }
 
-int ws_fs_poll(struct pollfd *fds, unsigned count, int timeout_ms) {
+int _ws_fs_poll(struct pollfd *fds, unsigned count, int timeout_ms) {
   if (count > WS_FD_MAX) return -EINVAL;
   struct timespec start;
   clock_gettime(CLOCK_MONOTONIC, &start);

@@ -54,7 +54,7 @@ void ws_prim_write_error(const char *message) {
 
 void ws_prim_abort(void) { abort(); }
 
-_Noreturn void ws_debug_fail(const char *condition, const char *file, int line) {
+_Noreturn void _ws_debug_fail(const char *condition, const char *file, int line) {
   char message[400];
   snprintf(message, sizeof message, "wasmscale: internal check failed: %s (%s:%d)\n", condition, file, line);
 #ifdef __EMSCRIPTEN__

@@ -19,10 +19,10 @@
 #define WS_DEBUG 0
 #endif
 
-_Noreturn void ws_debug_fail(const char *condition, const char *file, int line);
+_Noreturn void _ws_debug_fail(const char *condition, const char *file, int line);
 
 #if WS_DEBUG >= 1
-#define ws_assert(condition) ((condition) ? (void)0 : ws_debug_fail(#condition, __FILE__, __LINE__))
+#define ws_assert(condition) ((condition) ? (void)0 : _ws_debug_fail(#condition, __FILE__, __LINE__))
 #else
 #define ws_assert(condition) ((void)0)
 #endif

@@ -14,7 +14,7 @@
 // the hole must then get the hole back.
 //
 // A large free span stays whole while exited threads' heaps still hold memory to reclaim
-// (alloc.c, free_span_source): the main thread allocates a large block; a thread allocates
+// (slow_path.c, free_span_source): the main thread allocates a large block; a thread allocates
 // BLOCKS blocks, hands them over and exits; the main thread frees the large block, then the
 // thread's blocks (they wait on the exited heap's runs), then allocates as many blocks again
 // and a large block of the first size. The runs for those blocks must come from the exited

@@ -1,4 +1,4 @@
-// Where threads pass blocks, a heap keeps less in reserve (alloc.c, look_for_surplus). A thread
+// Where threads pass blocks, a heap keeps less in reserve (slow_path.c, look_for_surplus). A thread
 // fills RUNS runs of one class, then frees FREED blocks in each but the last, so its class
 // list holds RUNS - 1 runs with FREED free blocks each beside the one serving. The usual
 // reserve keeps runs until two runs' worth (42 blocks) is kept: all of them; the quarter of a

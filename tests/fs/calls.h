@@ -25,44 +25,44 @@ static inline long fs_result(long long result) {
   return -1;
 }
 static inline long t_pread(int fd, void *buffer, size_t length, long long offset) {
-  return fs_result(ws_fs_readv(fd, &(struct iovec){buffer, length}, 1, offset));
+  return fs_result(_ws_fs_readv(fd, &(struct iovec){buffer, length}, 1, offset));
 }
 static inline long t_pwrite(int fd, const void *buffer, size_t length, long long offset) {
-  return fs_result(ws_fs_writev(fd, &(struct iovec){(void *)buffer, length}, 1, offset));
+  return fs_result(_ws_fs_writev(fd, &(struct iovec){(void *)buffer, length}, 1, offset));
 }
 static inline long long t_size(int fd) {
   ws_stat info;
-  return ws_fs_fstat(fd, &info) == 0 ? (long long)info.size : -1;
+  return _ws_fs_fstat(fd, &info) == 0 ? (long long)info.size : -1;
 }
 static inline long long t_ino(const char *path) {
   ws_stat info;
-  return fs_result(ws_fs_fstatat(WS_AT_FDCWD, path, &info, 0)) == 0 ? (long long)info.ino : -1;
+  return fs_result(_ws_fs_fstatat(WS_AT_FDCWD, path, &info, 0)) == 0 ? (long long)info.ino : -1;
 }
-static inline char *t_getcwd(char *buffer, size_t size) { return fs_result(ws_fs_getcwd(buffer, size)) >= 0 ? buffer : NULL; }
-#define t_open(path, flags, mode) fs_result(ws_fs_openat(WS_AT_FDCWD, path, flags, mode))
-#define t_close(fd) fs_result(ws_fs_close(fd))
-#define t_read(fd, buffer, length) fs_result(ws_fs_read(fd, buffer, length))
-#define t_write(fd, buffer, length) fs_result(ws_fs_write(fd, buffer, length))
-#define t_ftruncate(fd, size) fs_result(ws_fs_ftruncate(fd, size))
-#define t_rename(from, to) fs_result(ws_fs_renameat(WS_AT_FDCWD, from, WS_AT_FDCWD, to))
-#define t_unlink(path) fs_result(ws_fs_unlinkat(WS_AT_FDCWD, path, 0))
-#define t_mkdir(path, mode) fs_result(ws_fs_mkdirat(WS_AT_FDCWD, path, mode))
-#define t_rmdir(path) fs_result(ws_fs_unlinkat(WS_AT_FDCWD, path, AT_REMOVEDIR))
-#define t_chdir(path) fs_result(ws_fs_chdir(path))
-#define t_dup2(fd, new_fd) fs_result(ws_fs_dup3(fd, new_fd, 0))
-#define t_mkfifo(path, mode) fs_result(ws_fs_mknodat(WS_AT_FDCWD, path, S_IFIFO | (mode)))
-#define t_openat(dirfd, path, flags, mode) fs_result(ws_fs_openat(dirfd, path, flags, mode))
-#define t_fsync(fd) fs_result(ws_fs_fsync(fd))
-#define t_lseek(fd, offset, whence) fs_result(ws_fs_lseek(fd, offset, whence))
-#define t_lock(fd, command, lock) fs_result(ws_fs_fcntl(fd, command, (intptr_t)(lock)))
-#define t_flock(fd, operation) fs_result(ws_fs_flock(fd, operation))
-#define t_link(from, to) fs_result(ws_fs_linkat(WS_AT_FDCWD, from, WS_AT_FDCWD, to, 0))
-#define t_readlink(path, buffer, size) fs_result(ws_fs_readlinkat(WS_AT_FDCWD, path, buffer, size))
-#define t_fallocate(fd, offset, length) fs_result(ws_fs_fallocate(fd, 0, offset, length))
+static inline char *t_getcwd(char *buffer, size_t size) { return fs_result(_ws_fs_getcwd(buffer, size)) >= 0 ? buffer : NULL; }
+#define t_open(path, flags, mode) fs_result(_ws_fs_openat(WS_AT_FDCWD, path, flags, mode))
+#define t_close(fd) fs_result(_ws_fs_close(fd))
+#define t_read(fd, buffer, length) fs_result(_ws_fs_read(fd, buffer, length))
+#define t_write(fd, buffer, length) fs_result(_ws_fs_write(fd, buffer, length))
+#define t_ftruncate(fd, size) fs_result(_ws_fs_ftruncate(fd, size))
+#define t_rename(from, to) fs_result(_ws_fs_renameat(WS_AT_FDCWD, from, WS_AT_FDCWD, to))
+#define t_unlink(path) fs_result(_ws_fs_unlinkat(WS_AT_FDCWD, path, 0))
+#define t_mkdir(path, mode) fs_result(_ws_fs_mkdirat(WS_AT_FDCWD, path, mode))
+#define t_rmdir(path) fs_result(_ws_fs_unlinkat(WS_AT_FDCWD, path, AT_REMOVEDIR))
+#define t_chdir(path) fs_result(_ws_fs_chdir(path))
+#define t_dup2(fd, new_fd) fs_result(_ws_fs_dup3(fd, new_fd, 0))
+#define t_mkfifo(path, mode) fs_result(_ws_fs_mknodat(WS_AT_FDCWD, path, S_IFIFO | (mode)))
+#define t_openat(dirfd, path, flags, mode) fs_result(_ws_fs_openat(dirfd, path, flags, mode))
+#define t_fsync(fd) fs_result(_ws_fs_fsync(fd))
+#define t_lseek(fd, offset, whence) fs_result(_ws_fs_lseek(fd, offset, whence))
+#define t_lock(fd, command, lock) fs_result(_ws_fs_fcntl(fd, command, (intptr_t)(lock)))
+#define t_flock(fd, operation) fs_result(_ws_fs_flock(fd, operation))
+#define t_link(from, to) fs_result(_ws_fs_linkat(WS_AT_FDCWD, from, WS_AT_FDCWD, to, 0))
+#define t_readlink(path, buffer, size) fs_result(_ws_fs_readlinkat(WS_AT_FDCWD, path, buffer, size))
+#define t_fallocate(fd, offset, length) fs_result(_ws_fs_fallocate(fd, 0, offset, length))
 static inline long t_lstat(const char *path, ws_stat *out) {
-  return fs_result(ws_fs_fstatat(WS_AT_FDCWD, path, out, AT_SYMLINK_NOFOLLOW));
+  return fs_result(_ws_fs_fstatat(WS_AT_FDCWD, path, out, AT_SYMLINK_NOFOLLOW));
 }
-static inline long t_fstat(int fd, ws_stat *out) { return fs_result(ws_fs_fstat(fd, out)); }
+static inline long t_fstat(int fd, ws_stat *out) { return fs_result(_ws_fs_fstat(fd, out)); }
 #define T_SIZE(info) ((info).size)
 #define T_NLINK(info) ((info).nlink)
 // The entries of directory `path` (not . or ..), each name, d_ino and d_type (DT_*) passed to
@@ -81,20 +81,20 @@ static int name_entry(void *context, const struct ws_dirent *entry, uint64_t nex
   return 1;
 }
 static inline int t_list(const char *path, t_take_entry *take, void *context) {
-  int fd = (int)ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0);
+  int fd = (int)_ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0);
   if (fd < 0) return (int)fs_result(fd);
   struct named_entries named = {take, context};
   int got;
-  while ((got = ws_fs_getdents(fd, name_entry, &named)) > 0) {
+  while ((got = _ws_fs_getdents(fd, name_entry, &named)) > 0) {
   }
-  ws_fs_close(fd);
+  _ws_fs_close(fd);
   return got < 0 ? (int)fs_result(got) : 0;
 }
-#define t_unlinkat(dirfd, path, flags) fs_result(ws_fs_unlinkat(dirfd, path, flags))
-#define t_symlink(target, path) fs_result(ws_fs_symlinkat(target, WS_AT_FDCWD, path))
-#define t_chmod(path, mode) fs_result(ws_fs_fchmodat(WS_AT_FDCWD, path, mode, 0))
-#define t_utimens(path, times) fs_result(ws_fs_utimensat(WS_AT_FDCWD, path, times, 0))
-static inline long t_stat(const char *path, ws_stat *out) { return fs_result(ws_fs_fstatat(WS_AT_FDCWD, path, out, 0)); }
+#define t_unlinkat(dirfd, path, flags) fs_result(_ws_fs_unlinkat(dirfd, path, flags))
+#define t_symlink(target, path) fs_result(_ws_fs_symlinkat(target, WS_AT_FDCWD, path))
+#define t_chmod(path, mode) fs_result(_ws_fs_fchmodat(WS_AT_FDCWD, path, mode, 0))
+#define t_utimens(path, times) fs_result(_ws_fs_utimensat(WS_AT_FDCWD, path, times, 0))
+static inline long t_stat(const char *path, ws_stat *out) { return fs_result(_ws_fs_fstatat(WS_AT_FDCWD, path, out, 0)); }
 typedef ws_stat t_stat_t;
 #define T_MTIME(info) ((info).mtime)
 #define T_MODE(info) ((info).mode)

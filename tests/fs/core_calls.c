@@ -1,8 +1,8 @@
 // Calls of wasmscale's core that no libc call reaches in a testable way, natively on the core:
-// - ws_write_file (the JS API's writeFile) writes the whole buffer, in as many writes as it takes,
+// - _ws_write_file (the JS API's writeFile) writes the whole buffer, in as many writes as it takes,
 //   and reports the write that failed;
 // - fsync of the console sends an unfinished line on;
-// - ws_fs_sync_all (sync, and the JS API's syncfs) syncs every open file and reports the first
+// - _ws_fs_sync_all (sync, and the JS API's syncfs) syncs every open file and reports the first
 //   failure (injected at the backend choke point);
 // - the host backend under a file-size limit (RLIMIT_FSIZE): a write that crosses it is cut
 //   short, one wholly past it fails with EFBIG, as Linux's write does; a host file on the
@@ -11,7 +11,7 @@
 // - openat relative to a file's descriptor (ENOTDIR) leaves the file's node intact; a name whose
 //   hash in a memory directory's index is another's is not that other;
 // - vectors whose lengths add up past SSIZE_MAX are refused (EINVAL);
-// - ws_make_dirs (mkdirTree) makes a path's missing directories and stops at a real failure;
+// - _ws_make_dirs (mkdirTree) makes a path's missing directories and stops at a real failure;
 // - a symlink's expansion longer than PATH_MAX with its zero is ENAMETOOLONG, by one byte;
 //   readlink into a buffer of 0 bytes, or of more than INT_MAX, is EINVAL; getcwd of a path
 //   longer than PATH_MAX is ENAMETOOLONG;
@@ -39,24 +39,24 @@ static unsigned char data[WHOLE], back[WHOLE];
 
 static void write_file_whole(void) {
   for (size_t i = 0; i < WHOLE; i++) data[i] = (unsigned char)(i * 7 + i / 251);
-  CHECK(ws_write_file("whole", data, WHOLE, 0644) == 0, "ws_write_file");
+  CHECK(_ws_write_file("whole", data, WHOLE, 0644) == 0, "_ws_write_file");
   int fd = (int)t_open("whole", O_RDONLY, 0);
-  CHECK(fd >= 0 && t_size(fd) == WHOLE, "the file's size after ws_write_file");
+  CHECK(fd >= 0 && t_size(fd) == WHOLE, "the file's size after _ws_write_file");
   CHECK(fd >= 0 && t_pread(fd, back, WHOLE, 0) == WHOLE && memcmp(back, data, WHOLE) == 0, "its bytes");
   if (fd >= 0) t_close(fd);
-  CHECK(ws_write_file("whole", data, 10, 0644) == 0 && t_ino("whole") > 0, "ws_write_file again, shorter");
+  CHECK(_ws_write_file("whole", data, 10, 0644) == 0 && t_ino("whole") > 0, "_ws_write_file again, shorter");
   fd = (int)t_open("whole", O_RDONLY, 0);
-  CHECK(fd >= 0 && t_size(fd) == 10, "ws_write_file truncates what was there");
+  CHECK(fd >= 0 && t_size(fd) == 10, "_ws_write_file truncates what was there");
   if (fd >= 0) t_close(fd);
 }
 
 static void sync_all_reports(void) {
   int fd = (int)t_open("synced", O_RDWR | O_CREAT | O_TRUNC, 0644);
   CHECK(fd >= 0 && t_write(fd, "x", 1) == 1, "a file to sync");
-  CHECK(ws_fs_sync_all() == 0, "sync of everything open");
+  CHECK(_ws_fs_sync_all() == 0, "sync of everything open");
   unsigned fired = ws_fs_injected_failures();
   ws_fs_inject_failure(WS_FS_OP_SYNC, 0, EIO);
-  CHECK(ws_fs_sync_all() == -EIO, "sync of everything open reports a file's failure");
+  CHECK(_ws_fs_sync_all() == -EIO, "sync of everything open reports a file's failure");
   CHECK(ws_fs_injected_failures() == fired + 1, "the failure was the injected one");
   ws_fs_inject_failure(0, 0, 0);
   if (fd >= 0) t_close(fd);
@@ -76,8 +76,8 @@ static void host_file_size_limit(const char *host_dir) {
   errno = 0;
   long second = t_pwrite(fd, data, 100, LIMIT);
   CHECK(second == -1 && errno == EFBIG, "a write past the limit: %ld", second);
-  CHECK(ws_write_file("/limited/whole", data, 3 * LIMIT, 0644) == -EFBIG,
-        "ws_write_file across the limit reports the write that failed");
+  CHECK(_ws_write_file("/limited/whole", data, 3 * LIMIT, 0644) == -EFBIG,
+        "_ws_write_file across the limit reports the write that failed");
   setrlimit(RLIMIT_FSIZE, &old);
   CHECK(t_size(fd) == LIMIT, "the file holds what was written");
   if (fd >= 0) t_close(fd);
@@ -185,11 +185,11 @@ static void names_with_one_hash(void) {
 static void vectors_past_ssize_max(void) {
   int fd = (int)t_open("whole", O_RDONLY, 0);
   struct iovec vectors[2] = {{back, SSIZE_MAX}, {back, 10}};
-  CHECK(fd >= 0 && ws_fs_readv(fd, vectors, 2, 0) == -EINVAL, "readv of more than SSIZE_MAX bytes: EINVAL");
+  CHECK(fd >= 0 && _ws_fs_readv(fd, vectors, 2, 0) == -EINVAL, "readv of more than SSIZE_MAX bytes: EINVAL");
   if (fd >= 0) t_close(fd);
 }
 
-// ws_make_dirs (mkdirTree in the JS API, and the folders of packaged files) makes every missing
+// _ws_make_dirs (mkdirTree in the JS API, and the folders of packaged files) makes every missing
 // directory of a path, takes existing ones as they are, and stops at the first real failure.
 // A memory file system mounted (ws_fs_memory_backend): its root is drwxr-xr-x, and unmounting it
 // with files inside frees them (LeakSanitizer would report any left).
@@ -201,7 +201,7 @@ static void memory_mount(void) {
   for (int i = 0; i < 12; i++) {
     char path[32];
     snprintf(path, sizeof path, "/mm/sub/f%d", i);
-    CHECK(ws_write_file(path, "data", 4, 0644) == 0, "write %s", path);
+    CHECK(_ws_write_file(path, "data", 4, 0644) == 0, "write %s", path);
   }
   CHECK(ws_fs_unmount("/mm") == 0 && t_rmdir("/mm") == 0, "unmount it with its files");
 }
@@ -240,7 +240,7 @@ static void lock_contract(void) {
   checked_memory.unlink = checked_unlink;
   CHECK(t_mkdir("/checked", 0755) == 0 && ws_fs_mount("/checked", &checked_memory, NULL) == 0, "mount /checked");
   CHECK(t_mkdir("/checked/a", 0755) == 0 && t_mkdir("/checked/b", 0755) == 0 && t_mkdir("/checked/a/deep", 0755) == 0 &&
-            ws_write_file("/checked/a/f", "f", 1, 0644) == 0,
+            _ws_write_file("/checked/a/f", "f", 1, 0644) == 0,
         "its directories and a file");
   CHECK(t_rename("/checked/a/f", "/checked/b/f") == 0 && t_rename("/checked/b/f", "/checked/a/f") == 0 &&
             t_rename("/checked/a/deep", "/checked/b/deep") == 0 && t_rename("/checked/b/deep", "/checked/a/deep") == 0,
@@ -269,7 +269,7 @@ static void mount_point_busy(void) {
   CHECK(t_rmdir("/empty-dir") == 0, "rmdir /empty-dir");
   CHECK(t_open("/limited/big", O_RDONLY, 0) >= 0, "the mount still there");
   // Hard links stay inside one mount, whichever way they would cross.
-  CHECK(ws_write_file("/in-memory", "m", 1, 0644) == 0, "a file in memory");
+  CHECK(_ws_write_file("/in-memory", "m", 1, 0644) == 0, "a file in memory");
   errno = 0;
   CHECK(t_link("/in-memory", "/limited/linked") == -1 && errno == EXDEV, "link into a mount: errno %d", errno);
   errno = 0;
@@ -291,8 +291,8 @@ static void symlink_expansion_limit(void) {
   short_names(target, 1001);
   CHECK(t_mkdir("/spliced", 0755) == 0 && t_symlink(target, "/spliced/l") == 0, "a symlink to %zu bytes", strlen(target));
   // Linux's readlink refuses an empty buffer (musl's turns one into a byte, so libc cannot ask).
-  CHECK(ws_fs_readlinkat(WS_AT_FDCWD, "/spliced/l", path, 0) == -EINVAL, "readlink into no room: EINVAL");
-  CHECK(ws_fs_readlinkat(WS_AT_FDCWD, "/spliced/l", path, (size_t)INT32_MAX + 1) == -EINVAL,
+  CHECK(_ws_fs_readlinkat(WS_AT_FDCWD, "/spliced/l", path, 0) == -EINVAL, "readlink into no room: EINVAL");
+  CHECK(_ws_fs_readlinkat(WS_AT_FDCWD, "/spliced/l", path, (size_t)INT32_MAX + 1) == -EINVAL,
         "readlink into more room than an int counts: EINVAL");
   for (size_t total = WS_PATH_MAX - 1; total <= WS_PATH_MAX; total++) {
     short_names(rest, total - strlen(target) - 1);  // target + '/' + rest
@@ -315,23 +315,23 @@ static void deep_working_directory(void) {
   for (int i = 0; i < 21; i++) CHECK(t_mkdir(name, 0755) == 0 && t_chdir(name) == 0, "level %d", i);  // 4227 bytes
   errno = 0;
   CHECK(t_getcwd(buffer, sizeof buffer) == NULL && errno == ENAMETOOLONG, "getcwd of a path past PATH_MAX: errno %d", errno);
-  CHECK(back >= 0 && ws_fs_fchdir(back) == 0, "back to the scratch directory");
-  CHECK(ws_fs_getcwd(buffer, 0) == -EINVAL && ws_fs_getcwd(buffer, 1) == -ERANGE, "getcwd into 0 bytes: EINVAL; 1: ERANGE");
+  CHECK(back >= 0 && _ws_fs_fchdir(back) == 0, "back to the scratch directory");
+  CHECK(_ws_fs_getcwd(buffer, 0) == -EINVAL && _ws_fs_getcwd(buffer, 1) == -ERANGE, "getcwd into 0 bytes: EINVAL; 1: ERANGE");
   if (back >= 0) t_close(back);
 }
 
 static void make_dirs(void) {
-  CHECK(ws_make_dirs("/made/a/b/c", 0755) == 0 && t_ino("/made/a/b/c") > 0, "ws_make_dirs makes every missing directory");
+  CHECK(_ws_make_dirs("/made/a/b/c", 0755) == 0 && t_ino("/made/a/b/c") > 0, "_ws_make_dirs makes every missing directory");
   CHECK(t_ino("/mad") < 0 && t_ino("/made/a/b/") > 0, "and no other (no directory named by part of a name)");
-  CHECK(ws_make_dirs("/made/a/b/c", 0755) == 0, "ws_make_dirs where all exist");
-  CHECK(ws_write_file("/made/file", "f", 1, 0644) == 0 && ws_make_dirs("/made/file/x", 0755) == -ENOTDIR,
-        "ws_make_dirs through a file: ENOTDIR");
-  CHECK(t_mkdir("/made/sealed", 0555) == 0 && ws_make_dirs("/made/sealed/x/y", 0755) == -EACCES,
-        "ws_make_dirs under a directory without write permission: EACCES");
+  CHECK(_ws_make_dirs("/made/a/b/c", 0755) == 0, "_ws_make_dirs where all exist");
+  CHECK(_ws_write_file("/made/file", "f", 1, 0644) == 0 && _ws_make_dirs("/made/file/x", 0755) == -ENOTDIR,
+        "_ws_make_dirs through a file: ENOTDIR");
+  CHECK(t_mkdir("/made/sealed", 0555) == 0 && _ws_make_dirs("/made/sealed/x/y", 0755) == -EACCES,
+        "_ws_make_dirs under a directory without write permission: EACCES");
   static char long_path[WS_PATH_MAX + 10];
   memset(long_path, 'd', sizeof long_path - 1);
   long_path[0] = '/';
-  CHECK(ws_make_dirs(long_path, 0755) == -ENAMETOOLONG, "ws_make_dirs of a path longer than PATH_MAX: ENAMETOOLONG");
+  CHECK(_ws_make_dirs(long_path, 0755) == -ENAMETOOLONG, "_ws_make_dirs of a path longer than PATH_MAX: ENAMETOOLONG");
 }
 
 int main(int argc, char **argv) {

@@ -11,14 +11,14 @@
 #include "../../src/fs/internal.h"
 
 int main(void) {
-  int fd = ws_fs_openat(WS_AT_FDCWD, "/tmp/debug-checks", O_CREAT | O_RDWR, 0644);
+  int fd = _ws_fs_openat(WS_AT_FDCWD, "/tmp/debug-checks", O_CREAT | O_RDWR, 0644);
   if (fd < 0) {
     fprintf(stderr, "debug_checks: open failed (%d)\n", fd);
     return 1;
   }
-  ws_file *file = ws_fd_get(fd);
-  int64_t written = ws_b_write(file->node, "x", 1, 0);  // without the node's lock
-  ws_file_unref(file);
+  ws_file *file = _ws_fd_get(fd);
+  int64_t written = _ws_b_write(file->node, "x", 1, 0);  // without the node's lock
+  _ws_file_unref(file);
   printf("debug checks: a write without the node's lock (%lld): no check stopped it\n", (long long)written);
   return 0;
 }

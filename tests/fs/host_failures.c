@@ -55,7 +55,7 @@ FAILING(int64_t, list, (int dir, void *buffer, size_t size), (dir, buffer, size)
 
 static int failing_mount(ws_mount *mount, const char *options) {
   static const ws_host_io calls = WS_HOST_IO(failing);
-  return ws_host_mount(mount, options, &calls);
+  return _ws_host_mount(mount, options, &calls);
 }
 static const ws_fs_backend failing_backend = {.name = "failing host", .mount = failing_mount, WS_HOST_OPERATIONS};
 
@@ -74,32 +74,32 @@ static int count_entry(void *context, const struct ws_dirent *entry, uint64_t ne
 
 // One sequence through the mount at /h; returns whether the armed failure fired during it.
 static bool sequence(void) {
-  status("mkdir", ws_fs_mkdirat(WS_AT_FDCWD, "/h/d", 0755));
-  int fd = (int)ws_fs_openat(WS_AT_FDCWD, "/h/d/f", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  status("mkdir", _ws_fs_mkdirat(WS_AT_FDCWD, "/h/d", 0755));
+  int fd = (int)_ws_fs_openat(WS_AT_FDCWD, "/h/d/f", O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (fd >= 0) {
     long wrote = t_write(fd, "0123456789", 10);
     char back[16] = {0};
     long got = t_pread(fd, back, 10, 0);
     if (wrote == 10 && got == 10) expect(memcmp(back, "0123456789", 10) == 0, "a read after a write returned other bytes");
-    status("ftruncate", ws_fs_ftruncate(fd, 4));
-    status("fsync", ws_fs_fsync(fd));
-    status("fchmod", ws_fs_fchmod(fd, 0600));
-    status("close", ws_fs_close(fd));
+    status("ftruncate", _ws_fs_ftruncate(fd, 4));
+    status("fsync", _ws_fs_fsync(fd));
+    status("fchmod", _ws_fs_fchmod(fd, 0600));
+    status("close", _ws_fs_close(fd));
   }
-  int dir = (int)ws_fs_openat(WS_AT_FDCWD, "/h/d", O_RDONLY | O_DIRECTORY, 0);
+  int dir = (int)_ws_fs_openat(WS_AT_FDCWD, "/h/d", O_RDONLY | O_DIRECTORY, 0);
   if (dir >= 0) {
     int entries = 0;
-    int given = ws_fs_getdents(dir, count_entry, &entries);  // the entries given, or -errno
+    int given = _ws_fs_getdents(dir, count_entry, &entries);  // the entries given, or -errno
     if (given >= 0) expect(given == entries, "getdents counted other entries than it gave");
-    ws_fs_close(dir);
+    _ws_fs_close(dir);
   }
-  status("symlink", ws_fs_symlinkat("f", WS_AT_FDCWD, "/h/d/l"));
+  status("symlink", _ws_fs_symlinkat("f", WS_AT_FDCWD, "/h/d/l"));
   char target[16];
-  long length = ws_fs_readlinkat(WS_AT_FDCWD, "/h/d/l", target, sizeof target);
+  long length = _ws_fs_readlinkat(WS_AT_FDCWD, "/h/d/l", target, sizeof target);
   if (length >= 0) expect(length == 1 && target[0] == 'f', "readlink returned another target");
-  status("link", ws_fs_linkat(WS_AT_FDCWD, "/h/d/f", WS_AT_FDCWD, "/h/d/g", 0));
-  status("rename", ws_fs_renameat(WS_AT_FDCWD, "/h/d/g", WS_AT_FDCWD, "/h/d/h"));
-  status("unlink", ws_fs_unlinkat(WS_AT_FDCWD, "/h/d/h", 0));
+  status("link", _ws_fs_linkat(WS_AT_FDCWD, "/h/d/f", WS_AT_FDCWD, "/h/d/g", 0));
+  status("rename", _ws_fs_renameat(WS_AT_FDCWD, "/h/d/g", WS_AT_FDCWD, "/h/d/h"));
+  status("unlink", _ws_fs_unlinkat(WS_AT_FDCWD, "/h/d/h", 0));
   bool did_fire = atomic_load(&fired);
   atomic_store(&countdown, -1);
   return did_fire;
@@ -108,10 +108,10 @@ static bool sequence(void) {
 // Removes whatever a round left, with the host healthy; then the mount must work as before.
 static void clean_up(void) {
   for (const char *const *name = (const char *const[]){"/h/d/f", "/h/d/g", "/h/d/h", "/h/d/l", NULL}; *name; name++) {
-    ws_fs_unlinkat(WS_AT_FDCWD, *name, 0);
+    _ws_fs_unlinkat(WS_AT_FDCWD, *name, 0);
   }
-  ws_fs_unlinkat(WS_AT_FDCWD, "/h/d", AT_REMOVEDIR);
-  expect(ws_fs_mkdirat(WS_AT_FDCWD, "/h/probe", 0755) == 0 && ws_fs_unlinkat(WS_AT_FDCWD, "/h/probe", AT_REMOVEDIR) == 0,
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/h/d", AT_REMOVEDIR);
+  expect(_ws_fs_mkdirat(WS_AT_FDCWD, "/h/probe", 0755) == 0 && _ws_fs_unlinkat(WS_AT_FDCWD, "/h/probe", AT_REMOVEDIR) == 0,
          "the mount no longer works with the host healthy again");
 }
 
@@ -120,15 +120,15 @@ static void clean_up(void) {
 static void open_refused(const char *path, int flags, long skip, int host_errno, const char *what) {
   atomic_store(&failing_errno, host_errno);
   atomic_store(&countdown, skip);
-  long opened = ws_fs_openat(WS_AT_FDCWD, path, flags, 0644);
+  long opened = _ws_fs_openat(WS_AT_FDCWD, path, flags, 0644);
   atomic_store(&countdown, -1);
   atomic_store(&failing_errno, EIO);
   if (opened != -host_errno) {
     printf("host_failures: the host refused %s (%s); open returned %ld\n", what, strerror(host_errno), opened);
     failures++;
-    if (opened >= 0) ws_fs_close((int)opened);
+    if (opened >= 0) _ws_fs_close((int)opened);
   }
-  ws_fs_unlinkat(WS_AT_FDCWD, path, 0);
+  _ws_fs_unlinkat(WS_AT_FDCWD, path, 0);
 }
 
 // The host's own answer reaches the program: a write or truncate the host refuses returns the
@@ -136,7 +136,7 @@ static void open_refused(const char *path, int flags, long skip, int host_errno,
 // so do an open(O_CREAT) whose lookup the host refuses and an open of a file the host will not
 // open.
 static void host_errno_passed_on(void) {
-  int fd = (int)ws_fs_openat(WS_AT_FDCWD, "/h/e", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  int fd = (int)_ws_fs_openat(WS_AT_FDCWD, "/h/e", O_RDWR | O_CREAT | O_TRUNC, 0644);
   expect(fd >= 0, "cannot create /h/e");
   static const struct {
     int host, write, truncate;
@@ -144,9 +144,9 @@ static void host_errno_passed_on(void) {
   for (size_t i = 0; fd >= 0 && i < sizeof answers / sizeof *answers; i++) {
     atomic_store(&failing_errno, answers[i].host);
     atomic_store(&countdown, 0);
-    long wrote = ws_fs_write(fd, "x", 1);
+    long wrote = _ws_fs_write(fd, "x", 1);
     atomic_store(&countdown, 0);
-    long truncated = ws_fs_ftruncate(fd, 100);
+    long truncated = _ws_fs_ftruncate(fd, 100);
     atomic_store(&countdown, -1);
     atomic_store(&failing_errno, EIO);
     if (wrote != -answers[i].write || truncated != -answers[i].truncate) {
@@ -162,10 +162,10 @@ static void host_errno_passed_on(void) {
   open_refused("/h/new", O_WRONLY | O_CREAT, 2, EPERM, "to create a file");
   // Opening an existing file for reading and writing fails with EMLINK: the file cannot be
   // opened at all (only EACCES and EROFS send the backend to try reading only).
-  ws_fs_close((int)ws_fs_openat(WS_AT_FDCWD, "/h/existing", O_WRONLY | O_CREAT, 0644));
+  _ws_fs_close((int)_ws_fs_openat(WS_AT_FDCWD, "/h/existing", O_WRONLY | O_CREAT, 0644));
   open_refused("/h/existing", O_RDONLY, 1, EMLINK, "to open a file");  // after the lookup's lstat
-  if (fd >= 0) ws_fs_close(fd);
-  ws_fs_unlinkat(WS_AT_FDCWD, "/h/e", 0);
+  if (fd >= 0) _ws_fs_close(fd);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/h/e", 0);
 }
 
 // A file replaced on the host between the lookup's lstat and the backend's open of it: the node
@@ -175,18 +175,18 @@ static void swap_in_other(int dir, const char *name) {
 }
 
 static void replaced_while_looked_up(void) {
-  expect(ws_write_file("/h/swap", "ten bytes!", 10, 0644) == 0 &&
-             ws_write_file("/h/other", "twenty bytes, longer", 20, 0644) == 0,
+  expect(_ws_write_file("/h/swap", "ten bytes!", 10, 0644) == 0 &&
+             _ws_write_file("/h/other", "twenty bytes, longer", 20, 0644) == 0,
          "cannot write /h/swap and /h/other");
   atomic_store(&after_lstat, swap_in_other);
-  int fd = (int)ws_fs_openat(WS_AT_FDCWD, "/h/swap", O_RDONLY, 0);
+  int fd = (int)_ws_fs_openat(WS_AT_FDCWD, "/h/swap", O_RDONLY, 0);
   atomic_store(&after_lstat, NULL);
   char got[32] = {0};
   expect(fd >= 0 && t_size(fd) == 20 && t_pread(fd, got, sizeof got, 0) == 20 && memcmp(got, "twenty", 6) == 0,
          "a file replaced between the lookup and the open: the node does not describe the file opened");
-  if (fd >= 0) ws_fs_close(fd);
-  ws_fs_unlinkat(WS_AT_FDCWD, "/h/swap", 0);
-  ws_fs_unlinkat(WS_AT_FDCWD, "/h/other", 0);
+  if (fd >= 0) _ws_fs_close(fd);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/h/swap", 0);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/h/other", 0);
 }
 
 int main(int argc, char **argv) {

@@ -1,4 +1,4 @@
-// Lazy files (ws_fs_create_lazy, Emscripten's createLazyFile), natively on the core, whose
+// Lazy files (_ws_fs_create_lazy, Emscripten's createLazyFile), natively on the core, whose
 // sources are files of the host's (ws_prim_fetch reads paths natively). Changing or removing
 // the source after a read shows what was fetched when:
 // - nothing is fetched at creation; a read fetches the 1 MiB blocks it touches, once: a block
@@ -52,11 +52,11 @@ static bool reads_as(int fd, size_t offset, size_t length, int version) {
 
 static void fetched_on_first_read(void) {
   write_source(SIZE, 1);
-  CHECK(ws_fs_create_lazy("/lazy", source_path, SIZE, 0444) == 0, "create /lazy");
+  CHECK(_ws_fs_create_lazy("/lazy", source_path, SIZE, 0444) == 0, "create /lazy");
   ws_stat info;
   CHECK(t_stat("/lazy", &info) == 0 && info.size == SIZE && info.mode == (S_IFREG | 0444), "stat /lazy");
   CHECK(info.blocks == (SIZE + 511) / 512, "st_blocks counts the whole file, fetched or not");
-  CHECK(ws_fs_create_lazy("/empty", source_path, 0, 0444) == 0 && t_stat("/empty", &info) == 0 && info.size == 0,
+  CHECK(_ws_fs_create_lazy("/empty", source_path, 0, 0444) == 0 && t_stat("/empty", &info) == 0 && info.size == 0,
         "an empty lazy file");
   int empty = (int)t_open("/empty", O_RDONLY, 0);
   CHECK(empty >= 0 && t_read(empty, back, 10) == 0, "reads nothing");
@@ -92,7 +92,7 @@ static void *reader(void *arg) {
 
 static void threads_read_together(void) {
   write_source(SIZE, 4);
-  CHECK(ws_fs_create_lazy("/shared", source_path, SIZE, 0444) == 0, "create /shared");
+  CHECK(_ws_fs_create_lazy("/shared", source_path, SIZE, 0444) == 0, "create /shared");
   pthread_t threads[THREADS];
   for (uintptr_t i = 0; i < THREADS; i++) pthread_create(&threads[i], NULL, reader, (void *)(i + 1));
   for (int i = 0; i < THREADS; i++) pthread_join(threads[i], NULL);
@@ -101,7 +101,7 @@ static void threads_read_together(void) {
 
 static void changes_settle(void) {
   write_source(SIZE, 5);
-  CHECK(ws_fs_create_lazy("/written", source_path, SIZE, 0644) == 0, "create /written");
+  CHECK(_ws_fs_create_lazy("/written", source_path, SIZE, 0644) == 0, "create /written");
   int fd = (int)t_open("/written", O_RDWR, 0);
   CHECK(fd >= 0 && t_pwrite(fd, "XY", 2, MIB + 3) == 2, "write into the second block");
   remove(source_path);
@@ -110,8 +110,8 @@ static void changes_settle(void) {
   if (fd >= 0) t_close(fd);
 
   write_source(SIZE, 6);
-  CHECK(ws_fs_create_lazy("/truncated", source_path, SIZE, 0644) == 0, "create /truncated");
-  CHECK(ws_fs_truncate("/truncated", MIB + MIB / 2) == 0, "truncate it into its second block");
+  CHECK(_ws_fs_create_lazy("/truncated", source_path, SIZE, 0644) == 0, "create /truncated");
+  CHECK(_ws_fs_truncate("/truncated", MIB + MIB / 2) == 0, "truncate it into its second block");
   remove(source_path);
   fd = (int)t_open("/truncated", O_RDWR, 0);
   CHECK(fd >= 0 && t_size(fd) == MIB + MIB / 2, "its size");
@@ -120,7 +120,7 @@ static void changes_settle(void) {
             back[MIB / 2 - 1] == 0, "grown again, zeros");
   if (fd >= 0) t_close(fd);
 
-  CHECK(ws_fs_create_lazy("/emptied", "/no/such/source", SIZE, 0644) == 0, "create /emptied");
+  CHECK(_ws_fs_create_lazy("/emptied", "/no/such/source", SIZE, 0644) == 0, "create /emptied");
   fd = (int)t_open("/emptied", O_RDWR | O_TRUNC, 0);
   CHECK(fd >= 0 && t_write(fd, "new", 3) == 3 && t_pread(fd, back, 10, 0) == 3, "O_TRUNC fetches nothing");
   if (fd >= 0) t_close(fd);
@@ -128,7 +128,7 @@ static void changes_settle(void) {
 
 static void source_failures(void) {
   write_source(2 * MIB + MIB / 2, 7);
-  CHECK(ws_fs_create_lazy("/short", source_path, SIZE, 0444) == 0, "create /short, larger than its source");
+  CHECK(_ws_fs_create_lazy("/short", source_path, SIZE, 0444) == 0, "create /short, larger than its source");
   int fd = (int)t_open("/short", O_RDONLY, 0);
   CHECK(fd >= 0 && reads_as(fd, 0, 2 * MIB, 7), "the blocks the source has whole");
   errno = 0;
@@ -140,7 +140,7 @@ static void source_failures(void) {
   CHECK(reads_as(fd, 2 * MIB, SIZE - 2 * MIB, 7), "a failed block is fetched again by a later read");
   if (fd >= 0) t_close(fd);
 
-  CHECK(ws_fs_create_lazy("/stuck", source_path, SIZE, 0644) == 0, "create /stuck");
+  CHECK(_ws_fs_create_lazy("/stuck", source_path, SIZE, 0644) == 0, "create /stuck");
   remove(source_path);
   fd = (int)t_open("/stuck", O_RDWR, 0);
   errno = 0;
@@ -152,21 +152,21 @@ static void source_failures(void) {
   CHECK(t_size(fd) == SIZE, "the size stays");
   if (fd >= 0) t_close(fd);
 
-  CHECK(ws_fs_create_lazy("/remote", "http://127.0.0.1/file", 10, 0444) == 0, "create /remote");
+  CHECK(_ws_fs_create_lazy("/remote", "http://127.0.0.1/file", 10, 0444) == 0, "create /remote");
   fd = (int)t_open("/remote", O_RDONLY, 0);
   errno = 0;
   CHECK(t_pread(fd, back, 10, 0) == -1 && errno == EOPNOTSUPP, "an http URL natively: EOPNOTSUPP");
-  CHECK(ws_fs_fstat(fd, &(ws_stat){0}) == 0, "the file is still there");
+  CHECK(_ws_fs_fstat(fd, &(ws_stat){0}) == 0, "the file is still there");
   if (fd >= 0) t_close(fd);
 }
 
 static void refusals(const char *host_dir) {
-  CHECK(ws_fs_create_lazy("/x", NULL, 1, 0444) == -EFAULT, "without a URL: EFAULT");
-  CHECK(ws_fs_create_lazy("/lazy", source_path, 1, 0444) == -EEXIST, "over an existing file: EEXIST");
-  CHECK(ws_fs_create_lazy("/nowhere/x", source_path, 1, 0444) == -ENOENT, "in a missing directory: ENOENT");
-  CHECK(ws_fs_create_lazy("/x", "", 1, 0444) == -ENOENT, "with an empty URL: ENOENT");
+  CHECK(_ws_fs_create_lazy("/x", NULL, 1, 0444) == -EFAULT, "without a URL: EFAULT");
+  CHECK(_ws_fs_create_lazy("/lazy", source_path, 1, 0444) == -EEXIST, "over an existing file: EEXIST");
+  CHECK(_ws_fs_create_lazy("/nowhere/x", source_path, 1, 0444) == -ENOENT, "in a missing directory: ENOENT");
+  CHECK(_ws_fs_create_lazy("/x", "", 1, 0444) == -ENOENT, "with an empty URL: ENOENT");
   CHECK(t_mkdir("/h", 0755) == 0 && ws_fs_mount("/h", ws_fs_host_backend(), host_dir) == 0, "mount the host at /h");
-  CHECK(ws_fs_create_lazy("/h/x", source_path, 1, 0444) == -EOPNOTSUPP, "in a host mount: EOPNOTSUPP");
+  CHECK(_ws_fs_create_lazy("/h/x", source_path, 1, 0444) == -EOPNOTSUPP, "in a host mount: EOPNOTSUPP");
   CHECK(ws_fs_unmount("/h") == 0, "unmount /h");
 }
 

@@ -65,7 +65,7 @@ static void made(const char *call, long result, const char *path) {
 static void check_made(void) {
   for (int i = 0; i < made_count; i++) {
     ws_stat info;
-    if (ws_fs_fstatat(WS_AT_FDCWD, made_paths[i], &info, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (_ws_fs_fstatat(WS_AT_FDCWD, made_paths[i], &info, AT_SYMLINK_NOFOLLOW) != 0) {
       printf("out_of_memory: round %ld: %s was reported made and is not there\n", round_number, made_paths[i]);
       failures++;
     }
@@ -81,77 +81,77 @@ static bool sequence(const char *host_dir, const char *lazy_source) {
   long mounted = ws_fs_mount(mount_point, ws_fs_host_backend(), host_dir);
   status("mount", mounted);
   const char *memory_file = "/work/file";
-  int fd = (int)ws_fs_openat(WS_AT_FDCWD, memory_file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  int fd = (int)_ws_fs_openat(WS_AT_FDCWD, memory_file, O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (fd >= 0) {
     t_write(fd, "0123456789", 10);
     static const char spread[3 * 65536 + 100];  // several chunks of the memory backend at once
     t_pwrite(fd, spread, sizeof spread, 10);
     struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 4};
-    status("F_OFD_SETLK", ws_fs_fcntl(fd, F_OFD_SETLK, (intptr_t)&lock));
+    status("F_OFD_SETLK", _ws_fs_fcntl(fd, F_OFD_SETLK, (intptr_t)&lock));
     lock.l_start = 1, lock.l_len = 1, lock.l_type = F_UNLCK;
-    status("F_OFD_SETLK unlock (a split)", ws_fs_fcntl(fd, F_OFD_SETLK, (intptr_t)&lock));
-    status("flock", ws_fs_flock(fd, LOCK_EX));
-    status("close", ws_fs_close(fd));
+    status("F_OFD_SETLK unlock (a split)", _ws_fs_fcntl(fd, F_OFD_SETLK, (intptr_t)&lock));
+    status("flock", _ws_fs_flock(fd, LOCK_EX));
+    status("close", _ws_fs_close(fd));
   }
-  status("rename", ws_fs_renameat(WS_AT_FDCWD, memory_file, WS_AT_FDCWD, "/work/moved"));
-  status("mkdir", ws_fs_mkdirat(WS_AT_FDCWD, "/work/sub", 0755));  // renamed below
-  made("symlink", ws_fs_symlinkat("target", WS_AT_FDCWD, "/work/link"), "/work/link");
-  made("mkdir for many", ws_fs_mkdirat(WS_AT_FDCWD, "/work/many", 0755), "/work/many");
+  status("rename", _ws_fs_renameat(WS_AT_FDCWD, memory_file, WS_AT_FDCWD, "/work/moved"));
+  status("mkdir", _ws_fs_mkdirat(WS_AT_FDCWD, "/work/sub", 0755));  // renamed below
+  made("symlink", _ws_fs_symlinkat("target", WS_AT_FDCWD, "/work/link"), "/work/link");
+  made("mkdir for many", _ws_fs_mkdirat(WS_AT_FDCWD, "/work/many", 0755), "/work/many");
   for (int i = 0; i < MANY; i++) {  // past the first growth of the directory's tables
     char name[32];
     snprintf(name, sizeof name, "/work/many/%d", i);
-    made("a file among many", ws_fs_mknodat(WS_AT_FDCWD, name, S_IFREG | 0644), name);
+    made("a file among many", _ws_fs_mknodat(WS_AT_FDCWD, name, S_IFREG | 0644), name);
   }
-  made("a memory mount's directory", ws_fs_mkdirat(WS_AT_FDCWD, "/work/mm", 0755), "/work/mm");
+  made("a memory mount's directory", _ws_fs_mkdirat(WS_AT_FDCWD, "/work/mm", 0755), "/work/mm");
   long memory_mounted = ws_fs_mount("/work/mm", ws_fs_memory_backend(), NULL);
   status("a memory mount", memory_mounted);
-  if (memory_mounted == 0) made("a file in it", ws_write_file("/work/mm/f", "m", 1, 0644), "/work/mm/f");
-  made("a lazy file", ws_fs_create_lazy("/work/lazy", lazy_source, LAZY_BYTES, 0444), "/work/lazy");
-  int lazy = (int)ws_fs_openat(WS_AT_FDCWD, "/work/lazy", O_RDONLY, 0);
+  if (memory_mounted == 0) made("a file in it", _ws_write_file("/work/mm/f", "m", 1, 0644), "/work/mm/f");
+  made("a lazy file", _ws_fs_create_lazy("/work/lazy", lazy_source, LAZY_BYTES, 0444), "/work/lazy");
+  int lazy = (int)_ws_fs_openat(WS_AT_FDCWD, "/work/lazy", O_RDONLY, 0);
   if (lazy >= 0) {
     char bytes[10];
     long got = t_pread(lazy, bytes, sizeof bytes, LAZY_BYTES - 100);  // the second block
     if (got >= 0 && got != sizeof bytes) status("a lazy read's count", 1);
-    status("close of the lazy file", ws_fs_close(lazy));
+    status("close of the lazy file", _ws_fs_close(lazy));
   }
-  status("rename a directory", ws_fs_renameat(WS_AT_FDCWD, "/work/sub", WS_AT_FDCWD, "/work/sub2"));
+  status("rename a directory", _ws_fs_renameat(WS_AT_FDCWD, "/work/sub", WS_AT_FDCWD, "/work/sub2"));
   if (mounted == 0) {
     char path[128];
     snprintf(path, sizeof path, "%s/file", mount_point);
-    int host_fd = (int)ws_fs_openat(WS_AT_FDCWD, path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    int host_fd = (int)_ws_fs_openat(WS_AT_FDCWD, path, O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (host_fd >= 0) {
       t_write(host_fd, "abc", 3);
-      status("host close", ws_fs_close(host_fd));
+      status("host close", _ws_fs_close(host_fd));
     }
-    status("host unlink", ws_fs_unlinkat(WS_AT_FDCWD, path, 0));
+    status("host unlink", _ws_fs_unlinkat(WS_AT_FDCWD, path, 0));
   }
   bool did_fire = atomic_load(&fired);
   // Clean up with memory to spare.
   atomic_store(&countdown, -1);
   check_made();
-  ws_fs_unlinkat(WS_AT_FDCWD, "/work/lazy", 0);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/work/lazy", 0);
   if (memory_mounted == 0) ws_fs_unmount("/work/mm");
-  ws_fs_unlinkat(WS_AT_FDCWD, "/work/mm", AT_REMOVEDIR);
-  ws_fs_unlinkat(WS_AT_FDCWD, "/work/moved", 0);
-  ws_fs_unlinkat(WS_AT_FDCWD, memory_file, 0);
-  ws_fs_unlinkat(WS_AT_FDCWD, "/work/link", 0);
-  ws_fs_unlinkat(WS_AT_FDCWD, "/work/sub", AT_REMOVEDIR);
-  ws_fs_unlinkat(WS_AT_FDCWD, "/work/sub2", AT_REMOVEDIR);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/work/mm", AT_REMOVEDIR);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/work/moved", 0);
+  _ws_fs_unlinkat(WS_AT_FDCWD, memory_file, 0);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/work/link", 0);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/work/sub", AT_REMOVEDIR);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/work/sub2", AT_REMOVEDIR);
   for (int i = 0; i < MANY; i++) {
     char name[32];
     snprintf(name, sizeof name, "/work/many/%d", i);
-    ws_fs_unlinkat(WS_AT_FDCWD, name, 0);
+    _ws_fs_unlinkat(WS_AT_FDCWD, name, 0);
   }
-  ws_fs_unlinkat(WS_AT_FDCWD, "/work/many", AT_REMOVEDIR);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/work/many", AT_REMOVEDIR);
   if (mounted == 0) ws_fs_unmount(mount_point);
-  ws_fs_unlinkat(WS_AT_FDCWD, mount_point, AT_REMOVEDIR);
+  _ws_fs_unlinkat(WS_AT_FDCWD, mount_point, AT_REMOVEDIR);
   return did_fire;
 }
 
 // Overwriting bytes a memory file already holds takes no memory (so it cannot fail for want of
 // it): within one chunk of the memory backend, and across two.
 static void overwrite_in_place(void) {
-  int fd = (int)ws_fs_openat(WS_AT_FDCWD, "/work/in-place", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  int fd = (int)_ws_fs_openat(WS_AT_FDCWD, "/work/in-place", O_RDWR | O_CREAT | O_TRUNC, 0644);
   static const char block[100000];
   long wrote = t_pwrite(fd, block, sizeof block, 0);
   long before = atomic_load(&attempts);
@@ -161,8 +161,8 @@ static void overwrite_in_place(void) {
     printf("out_of_memory: overwriting bytes a file holds allocated %ld times\n", taken);
     failures++;
   }
-  ws_fs_close(fd);
-  ws_fs_unlinkat(WS_AT_FDCWD, "/work/in-place", 0);
+  _ws_fs_close(fd);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/work/in-place", 0);
 }
 
 int main(int argc, char **argv) {

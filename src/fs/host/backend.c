@@ -152,13 +152,13 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
       return 0;
     }
   }
-  ws_node *node = ws_node_new(dir->mount, info != NULL ? info->mode : S_IFREG);
+  ws_node *node = _ws_node_new(dir->mount, info != NULL ? info->mode : S_IFREG);
   host_node *hn = calloc(1, sizeof *hn);
   int error = node == NULL || hn == NULL ? -ENOMEM : 0;
   if (error == 0 && type == S_IFREG && fd < 0) {
     fd = host->open(held(dir), leaf, WS_HOST_READ_WRITE, 0);
     if (fd == -EACCES || fd == -EROFS) fd = host->open(held(dir), leaf, WS_HOST_READ_ONLY, 0);
-    // A file that cannot be opened still has attributes; opening it reports why (ws_host_open).
+    // A file that cannot be opened still has attributes; opening it reports why (_ws_host_open).
   }
   if (error == 0 && type == S_IFDIR && (fd = host->open_dir(held(dir), leaf)) < 0) error = fd;
   if (error == 0 && type == S_IFLNK) {
@@ -167,18 +167,18 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
     if (got < 0) error = got;
     if (error == 0 && (hn->target = strndup(target, (size_t)got)) == NULL) error = -ENOMEM;
   }
-  if (error == 0 && type == S_IFDIR && (error = ws_node_place(node, dir, leaf, strlen(leaf))) == 0) {
+  if (error == 0 && type == S_IFDIR && (error = _ws_node_place(node, dir, leaf, strlen(leaf))) == 0) {
     hn->parent = dir;
-    ws_node_ref(dir);
+    _ws_node_ref(dir);
   }
   if (error != 0) {
     if (fd >= 0) host->close(fd);
     if (hn != NULL) {
-      ws_node_unref(hn->parent);
+      _ws_node_unref(hn->parent);
       free(hn->target);
     }
     free(hn);
-    ws_node_unref(node);  // no data yet: release has nothing to do
+    _ws_node_unref(node);  // no data yet: release has nothing to do
     return error;
   }
   hn->node = node;
@@ -195,7 +195,7 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
     pthread_mutex_unlock(&hm->table_lock);
     host->close(fd);
     free(hn);
-    ws_node_unref(node);
+    _ws_node_unref(node);
     return error;
   }
   if (!read_here) now = *info;
@@ -218,7 +218,7 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
   }
   pthread_mutex_unlock(&hm->table_lock);
   if (raced != NULL) {
-    ws_node_unref(node);  // not in the table: its release frees what it holds
+    _ws_node_unref(node);  // not in the table: its release frees what it holds
     node = raced;
   }
   *child = node;
@@ -226,7 +226,7 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
 }
 
 // ----- the operations ----------------------------------------------------------------------------
-int ws_host_mount(ws_mount *mount, const char *options, const ws_host_io *host) {
+int _ws_host_mount(ws_mount *mount, const char *options, const ws_host_io *host) {
   if (options == NULL) return -EINVAL;  // the host directory
   host_mount *hm = calloc(1, sizeof *hm);
   if (hm == NULL) return -ENOMEM;
@@ -239,7 +239,7 @@ int ws_host_mount(ws_mount *mount, const char *options, const ws_host_io *host) 
   host_node *hn = error == 0 ? calloc(1, sizeof *hn) : NULL;
   if (error == 0 && hn == NULL) error = -ENOMEM;
   // The root node last: releasing a node calls into the mount, which is complete only on success.
-  ws_node *root = error == 0 ? ws_node_new(mount, info.mode) : NULL;
+  ws_node *root = error == 0 ? _ws_node_new(mount, info.mode) : NULL;
   if (error == 0 && root == NULL) error = -ENOMEM;
   if (error != 0) {
     if (fd >= 0) host->close(fd);
@@ -262,7 +262,7 @@ int ws_host_mount(ws_mount *mount, const char *options, const ws_host_io *host) 
   return 0;
 }
 
-int ws_host_lookup(ws_node *dir, const char *name, size_t length, ws_node **child) {
+int _ws_host_lookup(ws_node *dir, const char *name, size_t length, ws_node **child) {
   char leaf[WS_NAME_MAX + 1];
   ws_host_stat info;
   int error = leaf_of(name, length, leaf);
@@ -270,7 +270,7 @@ int ws_host_lookup(ws_node *dir, const char *name, size_t length, ws_node **chil
   return error != 0 ? error : node_for(dir, leaf, &info, -1, child);
 }
 
-int ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,
+int _ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target,
                    ws_node **child) {
   const ws_host_io *host = calls_of(dir);
   char leaf[WS_NAME_MAX + 1];
@@ -300,7 +300,7 @@ int ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode,
   return 0;
 }
 
-int ws_host_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
+int _ws_host_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
                  size_t from_length) {
   (void)node;  // reached through the name the program gave: the host links names, not files
   char leaf[WS_NAME_MAX + 1], from_leaf[WS_NAME_MAX + 1];
@@ -317,14 +317,14 @@ static void set_parent(host_mount *hm, host_id id, ws_node *parent) {
     host_node *hn = node->data;
     old = hn->parent;
     hn->parent = parent;
-    if (parent != NULL) ws_node_ref(parent);
+    if (parent != NULL) _ws_node_ref(parent);
   }
   pthread_mutex_unlock(&hm->table_lock);
-  ws_node_unref(old);
-  ws_node_unref(node);
+  _ws_node_unref(old);
+  _ws_node_unref(node);
 }
 
-int ws_host_unlink(ws_node *dir, const char *name, size_t length) {
+int _ws_host_unlink(ws_node *dir, const char *name, size_t length) {
   const ws_host_io *host = calls_of(dir);
   char leaf[WS_NAME_MAX + 1];
   ws_host_stat info;
@@ -341,7 +341,7 @@ int ws_host_unlink(ws_node *dir, const char *name, size_t length) {
   return 0;
 }
 
-int ws_host_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
+int _ws_host_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
                    size_t to_length) {
   const ws_host_io *host = calls_of(from_dir);
   char from_leaf[WS_NAME_MAX + 1], to_leaf[WS_NAME_MAX + 1];
@@ -367,7 +367,7 @@ int ws_host_rename(ws_node *from_dir, const char *from, size_t from_length, ws_n
 
 // A snapshot of the host directory is taken when a listing starts (cookie 0) and serves it by
 // entry number; entries come and go on the host between listings, not during one.
-int ws_host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next) {
+int _ws_host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next) {
   const ws_host_io *host = calls_of(dir);
   host_node *hn = dir->data;
   host_mount *hm = mount_of(dir);
@@ -420,7 +420,7 @@ int ws_host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *n
   return error != 0 ? error : result;
 }
 
-int ws_host_readlink(ws_node *link, char *buffer, size_t size) {
+int _ws_host_readlink(ws_node *link, char *buffer, size_t size) {
   const char *target = ((host_node *)link->data)->target;
   size_t length = strlen(target);
   if (length > size) length = size;
@@ -433,12 +433,12 @@ static int file_fd(ws_node *file) { return ((host_node *)file->data)->fd; }
 
 // An open() that would succeed in the core fails here if the host refused the file (EACCES;
 // EBUSY when another tab holds an OPFS file).
-int ws_host_open(ws_node *node, int flags) {
+int _ws_host_open(ws_node *node, int flags) {
   (void)flags;
   return node->type == S_IFREG ? (file_fd(node) < 0 ? file_fd(node) : 0) : 0;
 }
 
-int64_t ws_host_read(ws_node *file, void *buffer, size_t length, uint64_t offset) {
+int64_t _ws_host_read(ws_node *file, void *buffer, size_t length, uint64_t offset) {
   const ws_host_io *host = calls_of(file);
   int fd = file_fd(file);
   if (fd < 0) return fd;
@@ -455,7 +455,7 @@ int64_t ws_host_read(ws_node *file, void *buffer, size_t length, uint64_t offset
   return (int64_t)done;
 }
 
-int64_t ws_host_write(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
+int64_t _ws_host_write(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
   const ws_host_io *host = calls_of(file);
   int fd = file_fd(file);
   if (fd < 0) return fd;
@@ -473,7 +473,7 @@ int64_t ws_host_write(ws_node *file, const void *buffer, size_t length, uint64_t
   return (int64_t)done;
 }
 
-int ws_host_truncate(ws_node *file, uint64_t size) {
+int _ws_host_truncate(ws_node *file, uint64_t size) {
   const ws_host_io *host = calls_of(file);
   int fd = file_fd(file);
   int error = fd < 0 ? fd : host->ftruncate(fd, size);
@@ -484,26 +484,26 @@ int ws_host_truncate(ws_node *file, uint64_t size) {
   return error;
 }
 
-int ws_host_sync(ws_node *file) {
+int _ws_host_sync(ws_node *file) {
   if (file->type != S_IFREG) return 0;  // directories and symlinks: nothing buffered here
   int fd = file_fd(file);
   return fd < 0 ? 0 : calls_of(file)->fsync(fd);
 }
 
 // Node has no fallocate: the file grows to cover the range (sparse where the host allows).
-int ws_host_allocate(ws_node *file, uint64_t offset, uint64_t length) {
-  return offset + length > file->size ? ws_host_truncate(file, offset + length) : 0;
+int _ws_host_allocate(ws_node *file, uint64_t offset, uint64_t length) {
+  return offset + length > file->size ? _ws_host_truncate(file, offset + length) : 0;
 }
 
 // A symlink has no descriptor to apply attributes through: its mode cannot change on Linux
 // either (the core refuses that first), and its times are refused rather than left unchanged.
-int ws_host_set_mode(ws_node *node, uint32_t mode) {
+int _ws_host_set_mode(ws_node *node, uint32_t mode) {
   int fd = file_fd(node);
   if (node->type == S_IFLNK) return -EOPNOTSUPP;
   return fd < 0 ? fd : calls_of(node)->chmod(fd, mode);
 }
 
-int ws_host_set_times(ws_node *node, const struct timespec times[2]) {
+int _ws_host_set_times(ws_node *node, const struct timespec times[2]) {
   int fd = file_fd(node);
   if (node->type == S_IFLNK) return -EOPNOTSUPP;
   if (fd < 0) return fd;
@@ -512,7 +512,7 @@ int ws_host_set_times(ws_node *node, const struct timespec times[2]) {
   return calls_of(node)->utimes(fd, seconds, nanoseconds);
 }
 
-void ws_host_release(ws_node *node) {
+void _ws_host_release(ws_node *node) {
   const ws_host_io *host = calls_of(node);
   host_node *hn = node->data;
   if (hn == NULL) return;
@@ -521,7 +521,7 @@ void ws_host_release(ws_node *node) {
   table_remove(hm, hn);
   pthread_mutex_unlock(&hm->table_lock);
   if (hn->fd >= 0) host->close(hn->fd);
-  ws_node_unref(hn->parent);
+  _ws_node_unref(hn->parent);
   free(hn->target);
   free(hn->listing);
   free(hn->offsets);
@@ -529,7 +529,7 @@ void ws_host_release(ws_node *node) {
   node->data = NULL;
 }
 
-void ws_host_unmount(ws_mount *mount) {
+void _ws_host_unmount(ws_mount *mount) {
   host_mount *hm = mount->data;
   pthread_mutex_destroy(&hm->table_lock);
   free(hm->buckets);
@@ -538,7 +538,7 @@ void ws_host_unmount(ws_mount *mount) {
 
 static int local_mount(ws_mount *mount, const char *options) {
   if (options == NULL || options[0] == '\0') return -EINVAL;
-  return ws_host_mount(mount, options, &ws_prim_host_io);
+  return _ws_host_mount(mount, options, &ws_prim_host_io);
 }
 
 static const ws_fs_backend host_backend = {.name = "host", .mount = local_mount, WS_HOST_OPERATIONS};

@@ -46,12 +46,12 @@ static void report(const startup_mount *mount, int error) {
 
 static bool is_root(const startup_mount *mount) { return strcmp(mount->virtual_path, "/") == 0; }
 
-// The root's entry and how its mount went, kept for ws_fs_mount_startup_dirs: it reports an
+// The root's entry and how its mount went, kept for _ws_fs_mount_startup_dirs: it reports an
 // error once the console is open (the root is mounted before it).
 static int root_error;
 static startup_mount root_entry;
 
-int ws_fs_mount_startup_root(ws_mount *root) {
+int _ws_fs_mount_startup_root(ws_mount *root) {
   startup_mount mount;
   for (size_t at = 0; next_mount(&at, &mount);) {
     if (!is_root(&mount)) continue;
@@ -70,19 +70,19 @@ static void enter_start_dir(void) {
   if (ws_prim_host_realpath(root_entry.host, root, sizeof root) != 0) return;
   if (ws_prim_host_realpath(".", here, sizeof here) != 0) return;
   size_t length = strcmp(root, "/") == 0 ? 0 : strlen(root);
-  if (strncmp(here, root, length) == 0 && here[length] == '/') ws_fs_chdir(here + length);
+  if (strncmp(here, root, length) == 0 && here[length] == '/') _ws_fs_chdir(here + length);
 }
 
 // The host directories `wasmscale-cc --mount` asked for. A failure is reported, not fatal:
 // the program runs without that mount (and sees the empty directory).
-void ws_fs_mount_startup_dirs(bool host_root) {
+void _ws_fs_mount_startup_dirs(bool host_root) {
   if (root_error != 0) report(&root_entry, root_error);
   if (host_root) enter_start_dir();
   startup_mount mount;
   for (size_t at = 0; next_mount(&at, &mount);) {
     if (is_root(&mount)) continue;
-    const ws_fs_backend *opfs = strncmp(mount.host, "opfs:", 5) == 0 ? ws_linked_backend("opfs") : NULL;
-    int error = ws_make_dirs(mount.virtual_path, 0755);
+    const ws_fs_backend *opfs = strncmp(mount.host, "opfs:", 5) == 0 ? _ws_linked_backend("opfs") : NULL;
+    int error = _ws_make_dirs(mount.virtual_path, 0755);
     if (error == 0) {
       error = ws_fs_mount(mount.virtual_path, opfs != NULL ? opfs : ws_fs_host_backend(),
                           opfs != NULL ? mount.host + 5 : mount.host);

@@ -25,24 +25,24 @@ API void ws_js_free(void *pointer) { free(pointer); }
 // The whole of `data` as the file's new contents (as Node's fs.writeFileSync and Emscripten's
 // FS.writeFile do).
 API int ws_js_write_file(const char *path, const void *data, size_t length, uint32_t mode) {
-  return ws_write_file(path, data, length, mode);
+  return _ws_write_file(path, data, length, mode);
 }
 
 // A lazy file (createLazyFile): `size` bytes at `url`, fetched on first read by the reading
 // thread (a double: exact to 2^53, beyond any file a Wasm program reads).
 API int ws_js_create_lazy(const char *path, const char *url, double size, uint32_t mode) {
   if (!(size >= 0 && size <= 9007199254740992.0)) return -EINVAL;
-  return ws_fs_create_lazy(path, url, (uint64_t)size, mode);
+  return _ws_fs_create_lazy(path, url, (uint64_t)size, mode);
 }
 
 // Reads the whole file into a new buffer (*data, freed with ws_js_free); returns its length
 // (an int: JavaScript gets no larger copy, and an int crosses every Emscripten ABI the same).
 API int ws_js_read_file(const char *path, void **data) {
   *data = NULL;
-  int fd = ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+  int fd = _ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return fd;
   ws_stat info;
-  int64_t result = ws_fs_fstat(fd, &info);
+  int64_t result = _ws_fs_fstat(fd, &info);
   size_t capacity = result == 0 ? (size_t)info.size + 1 : 0, length = 0;
   char *buffer = result == 0 ? malloc(capacity) : NULL;
   if (result == 0 && buffer == NULL) result = -ENOMEM;
@@ -56,12 +56,12 @@ API int ws_js_read_file(const char *path, void **data) {
       }
       buffer = larger;
     }
-    result = ws_fs_read(fd, buffer + length, capacity - length);
+    result = _ws_fs_read(fd, buffer + length, capacity - length);
     if (result <= 0) break;
     length += (size_t)result;
     if (length > INT_MAX) result = -EFBIG;
   }
-  ws_fs_close(fd);
+  _ws_fs_close(fd);
   if (result < 0) {
     free(buffer);
     return (int)result;
@@ -70,16 +70,16 @@ API int ws_js_read_file(const char *path, void **data) {
   return (int)length;
 }
 
-API int ws_js_mkdir(const char *path, uint32_t mode) { return ws_fs_mkdirat(WS_AT_FDCWD, path, mode); }
-API int ws_js_rmdir(const char *path) { return ws_fs_unlinkat(WS_AT_FDCWD, path, AT_REMOVEDIR); }
-API int ws_js_unlink(const char *path) { return ws_fs_unlinkat(WS_AT_FDCWD, path, 0); }
-API int ws_js_rename(const char *from, const char *to) { return ws_fs_renameat(WS_AT_FDCWD, from, WS_AT_FDCWD, to); }
+API int ws_js_mkdir(const char *path, uint32_t mode) { return _ws_fs_mkdirat(WS_AT_FDCWD, path, mode); }
+API int ws_js_rmdir(const char *path) { return _ws_fs_unlinkat(WS_AT_FDCWD, path, AT_REMOVEDIR); }
+API int ws_js_unlink(const char *path) { return _ws_fs_unlinkat(WS_AT_FDCWD, path, 0); }
+API int ws_js_rename(const char *from, const char *to) { return _ws_fs_renameat(WS_AT_FDCWD, from, WS_AT_FDCWD, to); }
 
 // Mounts a backend chosen by name ("memory", "host", "opfs") at `path`; `options` as the
 // backend takes them (host: the host directory; opfs: a directory in OPFS). ENODEV for a
 // backend this program does not hold (src/fs/linked.h: each is linked only when asked for).
 API int ws_js_mount(const char *path, const char *type, const char *options) {
-  const ws_fs_backend *backend = strcmp(type, "memory") == 0 ? ws_fs_memory_backend() : ws_linked_backend(type);
+  const ws_fs_backend *backend = strcmp(type, "memory") == 0 ? ws_fs_memory_backend() : _ws_linked_backend(type);
   bool opfs = strcmp(type, "opfs") == 0;
   if (backend == NULL) return -ENODEV;
   return ws_fs_mount(path, backend, options[0] != '\0' || opfs ? options : NULL);  // "": the OPFS root
@@ -89,11 +89,11 @@ API int ws_js_unmount(const char *path) { return ws_fs_unmount(path); }
 
 // fsync of one file (by path), or sync of everything open when `path` is empty.
 API int ws_js_sync(const char *path) {
-  if (path[0] == '\0') return ws_fs_sync_all();
-  int fd = ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+  if (path[0] == '\0') return _ws_fs_sync_all();
+  int fd = _ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return fd;
-  int error = ws_fs_fsync(fd);
-  int closed = ws_fs_close(fd);
+  int error = _ws_fs_fsync(fd);
+  int closed = _ws_fs_close(fd);
   return error != 0 ? error : closed;
 }
 
@@ -101,7 +101,7 @@ API int ws_js_sync(const char *path) {
 // dev, ino, mode, nlink, uid, gid, rdev, size, blksize, blocks, atime, mtime, ctime (ms).
 API int ws_js_stat(const char *path, double *out, int follow) {
   ws_stat info;
-  int error = ws_fs_fstatat(WS_AT_FDCWD, path, &info, follow ? 0 : AT_SYMLINK_NOFOLLOW);
+  int error = _ws_fs_fstatat(WS_AT_FDCWD, path, &info, follow ? 0 : AT_SYMLINK_NOFOLLOW);
   if (error != 0) return error;
   const struct timespec *times[] = {&info.atime, &info.mtime, &info.ctime};
   double values[] = {(double)info.dev, (double)info.ino, info.mode, info.nlink, 0, 0, (double)info.rdev,
@@ -139,13 +139,13 @@ static int add_name(void *context, const struct ws_dirent *entry, uint64_t next)
 // returns the buffer's length.
 API int ws_js_readdir(const char *path, char **data) {
   *data = NULL;
-  int fd = ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  int fd = _ws_fs_openat(WS_AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (fd < 0) return fd;
   names list = {0};
   int result;
-  while ((result = ws_fs_getdents(fd, add_name, &list)) > 0 && list.error == 0) {
+  while ((result = _ws_fs_getdents(fd, add_name, &list)) > 0 && list.error == 0) {
   }
-  ws_fs_close(fd);
+  _ws_fs_close(fd);
   if (result >= 0) result = list.length > INT_MAX ? -EFBIG : list.error;
   if (result < 0) {
     free(list.buffer);
@@ -159,13 +159,13 @@ API int ws_js_readdir(const char *path, char **data) {
 // Sizes, offsets and times cross as doubles: exact up to 2^53, and a double is a double under
 // every Emscripten ABI, where a 64-bit integer is a pair of i32 in some and a BigInt in others.
 
-API int ws_js_symlink(const char *target, const char *path) { return ws_fs_symlinkat(target, WS_AT_FDCWD, path); }
+API int ws_js_symlink(const char *target, const char *path) { return _ws_fs_symlinkat(target, WS_AT_FDCWD, path); }
 
 // The link's target in a new buffer (*data); returns its length.
 API int ws_js_readlink(const char *path, char **data) {
   *data = malloc(PATH_MAX);
   if (*data == NULL) return -ENOMEM;
-  int length = ws_fs_readlinkat(WS_AT_FDCWD, path, *data, PATH_MAX);
+  int length = _ws_fs_readlinkat(WS_AT_FDCWD, path, *data, PATH_MAX);
   if (length < 0) {
     free(*data);
     *data = NULL;
@@ -174,7 +174,7 @@ API int ws_js_readlink(const char *path, char **data) {
 }
 
 API int ws_js_chmod(const char *path, uint32_t mode, int follow) {
-  return ws_fs_fchmodat(WS_AT_FDCWD, path, mode, follow ? 0 : AT_SYMLINK_NOFOLLOW);
+  return _ws_fs_fchmodat(WS_AT_FDCWD, path, mode, follow ? 0 : AT_SYMLINK_NOFOLLOW);
 }
 
 static struct timespec from_ms(double ms) {
@@ -192,33 +192,33 @@ static bool within_2_53(double value) { return value == value && value <= 900719
 API int ws_js_utime(const char *path, double atime_ms, double mtime_ms) {
   if (!within_2_53(atime_ms) || !within_2_53(mtime_ms)) return -EINVAL;
   struct timespec times[2] = {from_ms(atime_ms), from_ms(mtime_ms)};
-  return ws_fs_utimensat(WS_AT_FDCWD, path, times, 0);
+  return _ws_fs_utimensat(WS_AT_FDCWD, path, times, 0);
 }
 
 API int ws_js_truncate(const char *path, double size) {
-  return !within_2_53(size) || size < 0 ? -EINVAL : ws_fs_truncate(path, (int64_t)size);
+  return !within_2_53(size) || size < 0 ? -EINVAL : _ws_fs_truncate(path, (int64_t)size);
 }
 
-API int ws_js_open(const char *path, int flags, uint32_t mode) { return ws_fs_openat(WS_AT_FDCWD, path, flags, mode); }
-API int ws_js_close(int fd) { return ws_fs_close(fd); }
+API int ws_js_open(const char *path, int flags, uint32_t mode) { return _ws_fs_openat(WS_AT_FDCWD, path, flags, mode); }
+API int ws_js_close(int fd) { return _ws_fs_close(fd); }
 
 // read or write of `length` bytes at `data`, at `position` (< 0: the descriptor's position,
 // which then moves); the bytes done, or -errno.
 API double ws_js_transfer(int fd, void *data, size_t length, double position, int writing) {
   struct iovec part = {.iov_base = data, .iov_len = length};
   int64_t offset = position < 0 ? -1 : (int64_t)position;
-  return (double)(writing ? ws_fs_writev(fd, &part, 1, offset) : ws_fs_readv(fd, &part, 1, offset));
+  return (double)(writing ? _ws_fs_writev(fd, &part, 1, offset) : _ws_fs_readv(fd, &part, 1, offset));
 }
 
-API double ws_js_llseek(int fd, double offset, int whence) { return (double)ws_fs_lseek(fd, (int64_t)offset, whence); }
+API double ws_js_llseek(int fd, double offset, int whence) { return (double)_ws_fs_lseek(fd, (int64_t)offset, whence); }
 
-API int ws_js_chdir(const char *path) { return ws_fs_chdir(path); }
+API int ws_js_chdir(const char *path) { return _ws_fs_chdir(path); }
 
 // The working directory in a new buffer (*data); returns its length without the zero.
 API int ws_js_getcwd(char **data) {
   *data = malloc(PATH_MAX);
   if (*data == NULL) return -ENOMEM;
-  int length = ws_fs_getcwd(*data, PATH_MAX);
+  int length = _ws_fs_getcwd(*data, PATH_MAX);
   if (length < 0) {
     free(*data);
     *data = NULL;

@@ -48,13 +48,13 @@ static void validate(const mem_dir *dir) {
 static void validate(const mem_dir *dir) { (void)dir; }
 #endif
 
-mem_dir *mem_dir_new(void) { return calloc(1, sizeof(mem_dir)); }
+mem_dir *_ws_mem_dir_new(void) { return calloc(1, sizeof(mem_dir)); }
 
-void mem_dir_free(mem_dir *dir) {
+void _ws_mem_dir_free(mem_dir *dir) {
   if (dir == NULL) return;
   for (uint32_t i = 0; i < dir->slot_count; i++) {
     if (dir->slots[i] != NULL) {
-      ws_node_unref(dir->slots[i]->node);
+      _ws_node_unref(dir->slots[i]->node);
       free(dir->slots[i]);
     }
   }
@@ -76,12 +76,12 @@ static int64_t find_position(const mem_dir *dir, const char *name, size_t length
   }
 }
 
-ws_node *mem_dir_find(const mem_dir *dir, const char *name, size_t length) {
+ws_node *_ws_mem_dir_find(const mem_dir *dir, const char *name, size_t length) {
   int64_t at = find_position(dir, name, length, hash_name(name, length));
   return at < 0 ? NULL : dir->slots[dir->index[at] - 1]->node;
 }
 
-mem_entry *mem_entry_new(const char *name, size_t length, ws_node *node) {
+mem_entry *_ws_mem_entry_new(const char *name, size_t length, ws_node *node) {
   mem_entry *entry = malloc(sizeof *entry + length);
   if (entry == NULL) return NULL;
   entry->node = node;
@@ -112,7 +112,7 @@ static int rebuild_index(mem_dir *dir, uint32_t capacity) {
   return 0;
 }
 
-int mem_dir_reserve(mem_dir *dir) {
+int _ws_mem_dir_reserve(mem_dir *dir) {
   if (dir->free_count == 0 && dir->slot_count == dir->slot_capacity) {
     uint32_t capacity = dir->slot_capacity ? dir->slot_capacity * 2 : 8;
     mem_entry **slots = realloc(dir->slots, capacity * sizeof *slots);
@@ -132,7 +132,7 @@ int mem_dir_reserve(mem_dir *dir) {
   return 0;
 }
 
-void mem_dir_put(mem_dir *dir, mem_entry *entry) {
+void _ws_mem_dir_put(mem_dir *dir, mem_entry *entry) {
   uint32_t slot = dir->free_count > 0 ? dir->free_slots[--dir->free_count] : dir->slot_count++;
   dir->slots[slot] = entry;
   uint32_t at = entry->hash & dir->index_mask;
@@ -143,7 +143,7 @@ void mem_dir_put(mem_dir *dir, mem_entry *entry) {
   validate(dir);
 }
 
-ws_node *mem_dir_take(mem_dir *dir, const char *name, size_t length) {
+ws_node *_ws_mem_dir_take(mem_dir *dir, const char *name, size_t length) {
   int64_t at = find_position(dir, name, length, hash_name(name, length));
   if (at < 0) return NULL;
   uint32_t slot = dir->index[at] - 1;
@@ -157,7 +157,7 @@ ws_node *mem_dir_take(mem_dir *dir, const char *name, size_t length) {
   return node;
 }
 
-int mem_dir_entry(const mem_dir *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next) {
+int _ws_mem_dir_entry(const mem_dir *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next) {
   for (uint64_t slot = cookie; slot < dir->slot_count; slot++) {
     const mem_entry *found = dir->slots[slot];
     if (found == NULL) continue;

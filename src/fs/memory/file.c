@@ -22,11 +22,11 @@ static void update_blocks(ws_node *file) {
   file->blocks = data != NULL ? data->held / 512 : 0;
 }
 
-int64_t mem_file_read(ws_node *file, void *buffer, size_t length, uint64_t offset) {
+int64_t _ws_mem_file_read(ws_node *file, void *buffer, size_t length, uint64_t offset) {
   const mem_data *data = file->data;
   if (offset >= file->size) return 0;
   if (length > file->size - offset) length = (size_t)(file->size - offset);
-  int error = data != NULL && data->source != NULL ? mem_lazy_load(file, offset, length) : 0;
+  int error = data != NULL && data->source != NULL ? _ws_mem_lazy_load(file, offset, length) : 0;
   if (error != 0) return error;
   uint8_t *out = buffer;
   for (size_t done = 0; done < length;) {
@@ -139,10 +139,10 @@ static bool write_in_place(ws_node *file, const void *buffer, size_t length, uin
 // A lazy file about to change fetches the bytes it keeps below `end` and becomes an ordinary one.
 static int settle(ws_node *file, uint64_t end) {
   const mem_data *data = file->data;
-  return data != NULL && data->source != NULL ? mem_lazy_settle(file, end) : 0;
+  return data != NULL && data->source != NULL ? _ws_mem_lazy_settle(file, end) : 0;
 }
 
-int64_t mem_file_write(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
+int64_t _ws_mem_file_write(ws_node *file, const void *buffer, size_t length, uint64_t offset) {
   if (length == 0) return 0;
   int error = settle(file, UINT64_MAX);
   if (error != 0) return error;
@@ -164,7 +164,7 @@ int64_t mem_file_write(ws_node *file, const void *buffer, size_t length, uint64_
   return (int64_t)length;
 }
 
-int mem_file_allocate(ws_node *file, uint64_t offset, uint64_t length) {
+int _ws_mem_file_allocate(ws_node *file, uint64_t offset, uint64_t length) {
   int error = settle(file, UINT64_MAX);
   if (error != 0) return error;
   error = reserve(file, offset, length);
@@ -174,7 +174,7 @@ int mem_file_allocate(ws_node *file, uint64_t offset, uint64_t length) {
   return 0;
 }
 
-int mem_file_truncate(ws_node *file, uint64_t size) {
+int _ws_mem_file_truncate(ws_node *file, uint64_t size) {
   if (size > MEM_MAX_FILE_BYTES) return -EFBIG;
   int error = settle(file, size);
   if (error != 0) return error;
@@ -198,9 +198,9 @@ int mem_file_truncate(ws_node *file, uint64_t size) {
   return 0;
 }
 
-void mem_file_free(mem_data *data) {
+void _ws_mem_file_free(mem_data *data) {
   if (data == NULL) return;
-  mem_lazy_free(data->source);
+  _ws_mem_lazy_free(data->source);
   for (uint32_t i = 0; i < data->table_size; i++) free(data->chunks[i]);
   free(data->chunks);
   free(data);

@@ -22,7 +22,7 @@ struct mem_source {
   char url[];
 };
 
-int mem_lazy_data(const char *url, uint64_t size, mem_data **out) {
+int _ws_mem_lazy_data(const char *url, uint64_t size, mem_data **out) {
   uint64_t chunks = (size + MEM_CHUNK_BYTES - 1) >> MEM_CHUNK_SHIFT;
   uint64_t blocks = (chunks + MEM_FETCH_CHUNKS - 1) / MEM_FETCH_CHUNKS;
   size_t url_bytes = strlen(url) + 1;
@@ -82,7 +82,7 @@ static int fetch_block(mem_data *data, uint64_t block) {
   return error;
 }
 
-int mem_lazy_load(ws_node *file, uint64_t offset, uint64_t length) {
+int _ws_mem_lazy_load(ws_node *file, uint64_t offset, uint64_t length) {
   mem_data *data = file->data;
   mem_source *source = data->source;
   if (offset >= source->size) return 0;
@@ -97,16 +97,16 @@ int mem_lazy_load(ws_node *file, uint64_t offset, uint64_t length) {
   return 0;
 }
 
-int mem_lazy_settle(ws_node *file, uint64_t end) {
+int _ws_mem_lazy_settle(ws_node *file, uint64_t end) {
   mem_data *data = file->data;
-  int error = mem_lazy_load(file, 0, end);
+  int error = _ws_mem_lazy_load(file, 0, end);
   if (error != 0) return error;
-  mem_lazy_free(data->source);
+  _ws_mem_lazy_free(data->source);
   data->source = NULL;
   return 0;
 }
 
-void mem_lazy_free(mem_source *source) {
+void _ws_mem_lazy_free(mem_source *source) {
   if (source == NULL) return;
   pthread_mutex_destroy(&source->lock);
   free(source->loaded);

@@ -24,16 +24,16 @@ typedef struct mem_dir {
   uint32_t live;
 } mem_dir;
 
-mem_dir *mem_dir_new(void);
-void mem_dir_free(mem_dir *dir);  // drops every entry's reference
-ws_node *mem_dir_find(const mem_dir *dir, const char *name, size_t length);
+mem_dir *_ws_mem_dir_new(void);
+void _ws_mem_dir_free(mem_dir *dir);  // drops every entry's reference
+ws_node *_ws_mem_dir_find(const mem_dir *dir, const char *name, size_t length);
 // Insertion in two steps so that a rename can make sure it will not fail before it changes
 // anything: an entry, then room for one more, then the infallible put.
-mem_entry *mem_entry_new(const char *name, size_t length, ws_node *node);
-int mem_dir_reserve(mem_dir *dir);
-void mem_dir_put(mem_dir *dir, mem_entry *entry);
-ws_node *mem_dir_take(mem_dir *dir, const char *name, size_t length);  // removes; returns its node (ref passes)
-int mem_dir_entry(const mem_dir *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next);
+mem_entry *_ws_mem_entry_new(const char *name, size_t length, ws_node *node);
+int _ws_mem_dir_reserve(mem_dir *dir);
+void _ws_mem_dir_put(mem_dir *dir, mem_entry *entry);
+ws_node *_ws_mem_dir_take(mem_dir *dir, const char *name, size_t length);  // removes; returns its node (ref passes)
+int _ws_mem_dir_entry(const mem_dir *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next);
 
 // ----- file data: chunked extents -------------------------------------------------------------
 #define MEM_CHUNK_SHIFT 16
@@ -50,21 +50,21 @@ typedef struct mem_data {
   mem_source *source;       // a lazy file's bytes not yet fetched (lazy.c); NULL for others
 } mem_data;
 
-int64_t mem_file_read(ws_node *file, void *buffer, size_t length, uint64_t offset);
-int64_t mem_file_write(ws_node *file, const void *buffer, size_t length, uint64_t offset);
-int mem_file_truncate(ws_node *file, uint64_t size);
-int mem_file_allocate(ws_node *file, uint64_t offset, uint64_t length);
-void mem_file_free(mem_data *data);
+int64_t _ws_mem_file_read(ws_node *file, void *buffer, size_t length, uint64_t offset);
+int64_t _ws_mem_file_write(ws_node *file, const void *buffer, size_t length, uint64_t offset);
+int _ws_mem_file_truncate(ws_node *file, uint64_t size);
+int _ws_mem_file_allocate(ws_node *file, uint64_t offset, uint64_t length);
+void _ws_mem_file_free(mem_data *data);
 
 // ----- lazy file data: fetched from a URL in blocks, on first read (lazy.c) --------------------
 // Data for a file of `size` bytes that come from `url`, none fetched yet.
-int mem_lazy_data(const char *url, uint64_t size, mem_data **data);
+int _ws_mem_lazy_data(const char *url, uint64_t size, mem_data **data);
 // Makes the chunks [offset, offset + length) touches hold the source's bytes. The node is
 // locked shared: readers on any thread get here together, and fetch one at a time.
-int mem_lazy_load(ws_node *file, uint64_t offset, uint64_t length);
+int _ws_mem_lazy_load(ws_node *file, uint64_t offset, uint64_t length);
 // Before a change (the node locked exclusively): fetches every block still missing below
 // `end`, then lets the source go, so the file is an ordinary memory file from then on.
-int mem_lazy_settle(ws_node *file, uint64_t end);
-void mem_lazy_free(mem_source *source);
+int _ws_mem_lazy_settle(ws_node *file, uint64_t end);
+void _ws_mem_lazy_free(mem_source *source);
 
 #endif

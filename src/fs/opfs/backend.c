@@ -6,7 +6,7 @@
 #include "opfs.h"
 
 static int opfs_mount(ws_mount *mount, const char *options) {
-  return ws_host_mount(mount, options != NULL ? options : "", &ws_opfs_io);
+  return _ws_host_mount(mount, options != NULL ? options : "", &_ws_opfs_io);
 }
 
 static const ws_fs_backend opfs_backend = {.name = "opfs", .mount = opfs_mount, WS_HOST_OPERATIONS};

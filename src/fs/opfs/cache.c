@@ -183,7 +183,7 @@ static void close_in_worker(int fd) {
   ws_prim_opfs_send(&request);
 }
 
-int ws_opfs_open_file(const char *path, int how) {
+int _ws_opfs_open_file(const char *path, int how) {
   ws_opfs_request request = {.call = WS_OPFS_OPEN, .path = path, .length = (uint32_t)how};
   pthread_mutex_lock(&files_lock);  // an open and a close of one descriptor never cross
   int fd = (int)ws_prim_opfs_send(&request);
@@ -216,7 +216,7 @@ int ws_opfs_open_file(const char *path, int how) {
   return fd;
 }
 
-int ws_opfs_close_file(int fd) {
+int _ws_opfs_close_file(int fd) {
   if (fd < 0 || fd >= WS_OPFS_FILES_MAX) return -EBADF;
   pthread_mutex_lock(&files_lock);
   opfs_file *file = files[fd];
@@ -236,7 +236,7 @@ int ws_opfs_close_file(int fd) {
 }
 
 // ----- calls on open files ------------------------------------------------------------------------
-void ws_opfs_cached_size(int fd, ws_host_stat *out) {
+void _ws_opfs_cached_size(int fd, ws_host_stat *out) {
   pthread_mutex_lock(&files_lock);
   opfs_file *file = fd >= 0 && fd < WS_OPFS_FILES_MAX ? files[fd] : NULL;
   if (file != NULL) {
@@ -248,15 +248,15 @@ void ws_opfs_cached_size(int fd, ws_host_stat *out) {
   out->blocks = (out->size + 511) / 512;
 }
 
-int ws_opfs_fstat_file(int fd, ws_host_stat *out) {
+int _ws_opfs_fstat_file(int fd, ws_host_stat *out) {
   if (file_of(fd) == NULL) return -EBADF;
   ws_opfs_request request = {.call = WS_OPFS_FSTAT, .fd = fd, .buffer = out};
   int error = (int)ws_prim_opfs_send(&request);
-  if (error == 0) ws_opfs_cached_size(fd, out);
+  if (error == 0) _ws_opfs_cached_size(fd, out);
   return error;
 }
 
-int64_t ws_opfs_pread(int fd, void *buffer, size_t length, uint64_t offset) {
+int64_t _ws_opfs_pread(int fd, void *buffer, size_t length, uint64_t offset) {
   opfs_file *file = file_of(fd);
   if (file == NULL) return -EBADF;
   pthread_mutex_lock(&file->lock);
@@ -277,7 +277,7 @@ int64_t ws_opfs_pread(int fd, void *buffer, size_t length, uint64_t offset) {
   return result;
 }
 
-int64_t ws_opfs_pwrite(int fd, const void *buffer, size_t length, uint64_t offset) {
+int64_t _ws_opfs_pwrite(int fd, const void *buffer, size_t length, uint64_t offset) {
   opfs_file *file = file_of(fd);
   if (file == NULL) return -EBADF;
   if (length == 0) return 0;
@@ -296,7 +296,7 @@ int64_t ws_opfs_pwrite(int fd, const void *buffer, size_t length, uint64_t offse
   return result;
 }
 
-int ws_opfs_ftruncate(int fd, uint64_t size) {
+int _ws_opfs_ftruncate(int fd, uint64_t size) {
   opfs_file *file = file_of(fd);
   if (file == NULL) return -EBADF;
   pthread_mutex_lock(&file->lock);
@@ -310,7 +310,7 @@ int ws_opfs_ftruncate(int fd, uint64_t size) {
   return error;
 }
 
-int ws_opfs_fsync(int fd) {
+int _ws_opfs_fsync(int fd) {
   opfs_file *file = file_of(fd);
   if (file == NULL) return -EBADF;
   pthread_mutex_lock(&file->lock);

@@ -88,12 +88,12 @@ static int call_path(enum ws_opfs_call call, const char *path, const char *path2
 static int lstat_path(const char *path, ws_host_stat *out) {
   ws_opfs_request request = {.call = WS_OPFS_LSTAT, .path = path, .buffer = out, .fd = -1};
   int error = (int)ws_prim_opfs_send(&request);
-  if (error == 0) ws_opfs_cached_size(request.fd, out);  // open here: the cache knows better
+  if (error == 0) _ws_opfs_cached_size(request.fd, out);  // open here: the cache knows better
   return error;
 }
 
 static int opfs_fstat(int fd, ws_host_stat *out) {
-  if (fd < DIR_BASE) return ws_opfs_fstat_file(fd, out);
+  if (fd < DIR_BASE) return _ws_opfs_fstat_file(fd, out);
   char path[PATH_BYTES];  // a held directory: what its path names now
   int error = path_of(fd, NULL, path);
   return error != 0 ? error : lstat_path(path, out);
@@ -125,11 +125,11 @@ static int opfs_open(int dir, const char *name, int how, uint32_t mode) {
   (void)mode;  // OPFS keeps no modes
   char path[PATH_BYTES];
   int error = path_of(dir, name, path);
-  return error != 0 ? error : ws_opfs_open_file(path, how);
+  return error != 0 ? error : _ws_opfs_open_file(path, how);
 }
 
 static int opfs_close(int fd) {
-  if (fd < DIR_BASE) return ws_opfs_close_file(fd);
+  if (fd < DIR_BASE) return _ws_opfs_close_file(fd);
   pthread_mutex_lock(&held_lock);
   char *path = is_held(fd) ? held_paths[fd - DIR_BASE] : NULL;
   if (path != NULL) held_paths[fd - DIR_BASE] = NULL;
@@ -194,10 +194,10 @@ static int64_t opfs_list(int dir, void *buffer, size_t size) {
   return (int64_t)ws_prim_opfs_send(&request);
 }
 
-const ws_host_io ws_opfs_io = {
+const ws_host_io _ws_opfs_io = {
     .open_root = opfs_open_root, .open_dir = opfs_open_dir, .lstat = opfs_lstat, .fstat = opfs_fstat,
-    .open = opfs_open, .close = opfs_close, .pread = ws_opfs_pread, .pwrite = ws_opfs_pwrite,
-    .ftruncate = ws_opfs_ftruncate, .fsync = ws_opfs_fsync, .chmod = opfs_chmod, .utimes = opfs_utimes,
+    .open = opfs_open, .close = opfs_close, .pread = _ws_opfs_pread, .pwrite = _ws_opfs_pwrite,
+    .ftruncate = _ws_opfs_ftruncate, .fsync = _ws_opfs_fsync, .chmod = opfs_chmod, .utimes = opfs_utimes,
     .mkdir = opfs_mkdir, .rmdir = opfs_rmdir, .unlink = opfs_unlink, .rename = opfs_rename, .link = opfs_link,
     .symlink = opfs_symlink, .readlink = opfs_readlink, .list = opfs_list,
 };

@@ -18,23 +18,23 @@ static int set_errno(long result) {
   return -1;
 }
 
-int link(const char *from, const char *to) { return set_errno(ws_fs_linkat(WS_AT_FDCWD, from, WS_AT_FDCWD, to, 0)); }
+int link(const char *from, const char *to) { return set_errno(_ws_fs_linkat(WS_AT_FDCWD, from, WS_AT_FDCWD, to, 0)); }
 
-mode_t umask(mode_t mask) { return (mode_t)ws_fs_umask((uint32_t)mask); }
+mode_t umask(mode_t mask) { return (mode_t)_ws_fs_umask((uint32_t)mask); }
 
-int pipe2(int fds[2], int flags) { return set_errno(ws_fs_pipe2(fds, flags)); }
+int pipe2(int fds[2], int flags) { return set_errno(_ws_fs_pipe2(fds, flags)); }
 
 // Linux's fallocate, which Emscripten's libc lacks (it has posix_fallocate, which reaches
 // __syscall_fallocate).
 int fallocate(int fd, int mode, off_t offset, off_t length) {
-  return set_errno(ws_fs_fallocate(fd, mode, offset, length));
+  return set_errno(_ws_fs_fallocate(fd, mode, offset, length));
 }
 
-void sync(void) { ws_fs_sync_all(); }
+void sync(void) { _ws_fs_sync_all(); }
 
 // BSD flock, which Emscripten's libc answers with a stub that reports success and locks nothing.
 // 3.1.6 defines that stub in the object with getpwnam and chroot, so a definition named flock
 // would clash as soon as a program calls one of those: programs link with -Wl,--wrap=flock
 // (tools/libraries.py), which sends their calls here.
 int __wrap_flock(int fd, int operation);
-int __wrap_flock(int fd, int operation) { return set_errno(ws_fs_flock(fd, operation)); }
+int __wrap_flock(int fd, int operation) { return set_errno(_ws_fs_flock(fd, operation)); }

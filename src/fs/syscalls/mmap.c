@@ -11,7 +11,7 @@ static long map_file(long length, long prot, long flags, long fd, int64_t offset
   if (length <= 0 || offset < 0) return -EINVAL;
   void *memory = emscripten_builtin_memalign(MAPPING_ALIGNMENT, (size_t)length);
   if (memory == NULL) return -ENOMEM;
-  int error = ws_fs_map((int)fd, (uint64_t)offset, (size_t)length, (int)prot, (int)flags, memory);
+  int error = _ws_fs_map((int)fd, (uint64_t)offset, (size_t)length, (int)prot, (int)flags, memory);
   if (error != 0) {
     emscripten_builtin_free(memory);
     return error;
@@ -32,12 +32,12 @@ long _mmap_js(long addr, long length, long prot, long flags, long fd, long offse
 
 long _munmap_js(long addr, long length, long prot, long flags, long fd, long offset) {
   (void)prot, (void)flags, (void)fd, (void)offset;
-  return ws_fs_unmap((void *)addr, (size_t)length);
+  return _ws_fs_unmap((void *)addr, (size_t)length);
 }
 
 long _msync_js(long addr, long length, long flags, long fd) {
   (void)flags, (void)fd;
-  return ws_fs_msync((void *)addr, (size_t)length);
+  return _ws_fs_msync((void *)addr, (size_t)length);
 }
 #else
 // An i64 offset, and the address through a pointer.
@@ -47,11 +47,11 @@ int _mmap_js(size_t length, int prot, int flags, int fd, int64_t offset, int *al
 
 int _munmap_js(intptr_t addr, size_t length, int prot, int flags, int fd, int64_t offset) {
   (void)prot, (void)flags, (void)fd, (void)offset;
-  return ws_fs_unmap((void *)addr, length);
+  return _ws_fs_unmap((void *)addr, length);
 }
 
 int _msync_js(intptr_t addr, size_t length, int prot, int flags, int fd, int64_t offset) {
   (void)prot, (void)flags, (void)fd, (void)offset;
-  return ws_fs_msync((void *)addr, length);
+  return _ws_fs_msync((void *)addr, length);
 }
 #endif

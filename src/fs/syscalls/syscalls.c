@@ -25,7 +25,7 @@
 // ----- open, close, descriptors --------------------------------------------------------------
 static long open_variadic(long dirfd, long path, long flags, va_list modes) {
   uint32_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(modes, uint32_t) : 0;
-  return ws_fs_openat((int)dirfd, PATH(path), (int)flags, mode);
+  return _ws_fs_openat((int)dirfd, PATH(path), (int)flags, mode);
 }
 
 long __syscall_open(long path, long flags, ...) {
@@ -44,15 +44,15 @@ long __syscall_openat(long dirfd, long path, long flags, ...) {
   return fd;
 }
 
-long __syscall_dup(long fd) { return ws_fs_dup((int)fd); }
-long __syscall_dup3(long fd, long new_fd, long flags) { return ws_fs_dup3((int)fd, (int)new_fd, (int)flags); }
+long __syscall_dup(long fd) { return _ws_fs_dup((int)fd); }
+long __syscall_dup3(long fd, long new_fd, long flags) { return _ws_fs_dup3((int)fd, (int)new_fd, (int)flags); }
 
 long __syscall_fcntl64(long fd, long command, ...) {
   va_list arguments;
   va_start(arguments, command);
   intptr_t argument = va_arg(arguments, intptr_t);  // an int or a struct flock *: both 32 bits
   va_end(arguments);
-  return ws_fs_fcntl((int)fd, (int)command, argument);
+  return _ws_fs_fcntl((int)fd, (int)command, argument);
 }
 
 long __syscall_ioctl(long fd, long request, ...) {
@@ -61,11 +61,11 @@ long __syscall_ioctl(long fd, long request, ...) {
   void *argument = va_arg(arguments, void *);
   va_end(arguments);
   if (request == FIONBIO) {
-    int flags = ws_fs_fcntl((int)fd, F_GETFL, 0);
+    int flags = _ws_fs_fcntl((int)fd, F_GETFL, 0);
     if (flags < 0) return flags;
-    return ws_fs_fcntl((int)fd, F_SETFL, *(int *)argument ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
+    return _ws_fs_fcntl((int)fd, F_SETFL, *(int *)argument ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
   }
-  int tty = ws_fs_isatty((int)fd);
+  int tty = _ws_fs_isatty((int)fd);
   if (tty < 0) return tty;  // EBADF or ENOTTY: the remaining requests are the terminal's
   switch (request) {
     case TCGETS: memset(argument, 0, sizeof(struct termios)); return 0;
@@ -81,10 +81,10 @@ long __syscall_ioctl(long fd, long request, ...) {
   }
 }
 
-long __syscall_pipe(long fds) { return ws_fs_pipe2((int *)fds, 0); }
+long __syscall_pipe(long fds) { return _ws_fs_pipe2((int *)fds, 0); }
 
 long __syscall_poll(long fds, long count, long timeout) {
-  return ws_fs_poll((struct pollfd *)fds, (unsigned)count, (int)timeout);
+  return _ws_fs_poll((struct pollfd *)fds, (unsigned)count, (int)timeout);
 }
 
 // select() through poll(): every descriptor set in one of the three sets becomes a pollfd.
@@ -100,7 +100,7 @@ long __syscall__newselect(long count, long read_set, long write_set, long except
   }
   const struct timeval *limit = (const struct timeval *)timeout;
   int milliseconds = limit == NULL ? -1 : (int)(limit->tv_sec * 1000 + limit->tv_usec / 1000);
-  int result = ws_fs_poll(fds, used, milliseconds);
+  int result = _ws_fs_poll(fds, used, milliseconds);
   if (result < 0) return result;
   for (int i = 0; i < 3; i++) {
     if (sets[i]) FD_ZERO(sets[i]);
@@ -118,18 +118,18 @@ long __syscall__newselect(long count, long read_set, long write_set, long except
 }
 
 // ----- data ----------------------------------------------------------------------------------
-long __syscall_ftruncate64(long fd, WS_I64_PARAM(size)) { return ws_fs_ftruncate((int)fd, WS_I64_VALUE(size)); }
-long __syscall_truncate64(long path, WS_I64_PARAM(size)) { return ws_fs_truncate(PATH(path), WS_I64_VALUE(size)); }
+long __syscall_ftruncate64(long fd, WS_I64_PARAM(size)) { return _ws_fs_ftruncate((int)fd, WS_I64_VALUE(size)); }
+long __syscall_truncate64(long path, WS_I64_PARAM(size)) { return _ws_fs_truncate(PATH(path), WS_I64_VALUE(size)); }
 long __syscall_fallocate(long fd, long mode, WS_I64_PARAM(offset), WS_I64_PARAM(length)) {
-  return ws_fs_fallocate((int)fd, (int)mode, WS_I64_VALUE(offset), WS_I64_VALUE(length));
+  return _ws_fs_fallocate((int)fd, (int)mode, WS_I64_VALUE(offset), WS_I64_VALUE(length));
 }
-long __syscall_fdatasync(long fd) { return ws_fs_fsync((int)fd); }
+long __syscall_fdatasync(long fd) { return _ws_fs_fsync((int)fd); }
 
 // posix_fadvise: advice only, so nothing to do once the descriptor and the advice are valid.
 // (Emscripten's own JS answer would bring its JS file system in with it.)
 long WS_SYSCALL_FADVISE(long fd, WS_I64_PARAM(offset), WS_I64_PARAM(length), long advice) {
   ws_stat info;
-  long error = ws_fs_fstat((int)fd, &info);
+  long error = _ws_fs_fstat((int)fd, &info);
   if (error != 0) return error;
   if (S_ISFIFO(info.mode)) return -ESPIPE;
   if (advice < POSIX_FADV_NORMAL || advice > POSIX_FADV_NOREUSE || WS_I64_VALUE(length) < 0) return -EINVAL;
@@ -159,7 +159,7 @@ static int put_dirent(void *context, const ws_dirent *entry, uint64_t next) {
 
 long __syscall_getdents64(long fd, long buffer, long size) {
   dirent_buffer out = {(char *)buffer, (size_t)size};
-  int given = ws_fs_getdents((int)fd, put_dirent, &out);
+  int given = _ws_fs_getdents((int)fd, put_dirent, &out);
   return given < 0 ? given : (long)((size_t)size - out.room);
 }
 
@@ -186,22 +186,22 @@ static long stat_result(int error, const ws_stat *info, long buffer) {
 
 long __syscall_fstat64(long fd, long buffer) {
   ws_stat info;
-  return stat_result(ws_fs_fstat((int)fd, &info), &info, buffer);
+  return stat_result(_ws_fs_fstat((int)fd, &info), &info, buffer);
 }
 
 long __syscall_stat64(long path, long buffer) {
   ws_stat info;
-  return stat_result(ws_fs_fstatat(WS_AT_FDCWD, PATH(path), &info, 0), &info, buffer);
+  return stat_result(_ws_fs_fstatat(WS_AT_FDCWD, PATH(path), &info, 0), &info, buffer);
 }
 
 long __syscall_lstat64(long path, long buffer) {
   ws_stat info;
-  return stat_result(ws_fs_fstatat(WS_AT_FDCWD, PATH(path), &info, AT_SYMLINK_NOFOLLOW), &info, buffer);
+  return stat_result(_ws_fs_fstatat(WS_AT_FDCWD, PATH(path), &info, AT_SYMLINK_NOFOLLOW), &info, buffer);
 }
 
 long __syscall_fstatat64(long dirfd, long path, long buffer, long flags) {
   ws_stat info;
-  return stat_result(ws_fs_fstatat((int)dirfd, PATH(path), &info, (int)flags), &info, buffer);
+  return stat_result(_ws_fs_fstatat((int)dirfd, PATH(path), &info, (int)flags), &info, buffer);
 }
 
 // Later Emscripten releases name it after Linux's newfstatat.
@@ -227,24 +227,24 @@ static long statfs_result(int error, const ws_statfs *info, long size, long buff
 
 long __syscall_statfs64(long path, long size, long buffer) {
   ws_statfs info;
-  return statfs_result(ws_fs_statfs(PATH(path), &info), &info, size, buffer);
+  return statfs_result(_ws_fs_statfs(PATH(path), &info), &info, size, buffer);
 }
 
 long __syscall_fstatfs64(long fd, long size, long buffer) {
   ws_statfs info;
-  return statfs_result(ws_fs_fstatfs((int)fd, &info), &info, size, buffer);
+  return statfs_result(_ws_fs_fstatfs((int)fd, &info), &info, size, buffer);
 }
 
-long __syscall_chmod(long path, long mode) { return ws_fs_fchmodat(WS_AT_FDCWD, PATH(path), (uint32_t)mode, 0); }
-long __syscall_fchmod(long fd, long mode) { return ws_fs_fchmod((int)fd, (uint32_t)mode); }
+long __syscall_chmod(long path, long mode) { return _ws_fs_fchmodat(WS_AT_FDCWD, PATH(path), (uint32_t)mode, 0); }
+long __syscall_fchmod(long fd, long mode) { return _ws_fs_fchmod((int)fd, (uint32_t)mode); }
 
 #if WS_SYSCALL_ABI == 31
 long __syscall_fchmodat(long dirfd, long path, long mode, ...) {
-  return ws_fs_fchmodat((int)dirfd, PATH(path), (uint32_t)mode, 0);  // musl handles the flags itself
+  return _ws_fs_fchmodat((int)dirfd, PATH(path), (uint32_t)mode, 0);  // musl handles the flags itself
 }
 #else
 long __syscall_fchmodat2(long dirfd, long path, long mode, long flags) {
-  return ws_fs_fchmodat((int)dirfd, PATH(path), (uint32_t)mode, (int)flags);
+  return _ws_fs_fchmodat((int)dirfd, PATH(path), (uint32_t)mode, (int)flags);
 }
 #endif
 
@@ -259,63 +259,63 @@ long __syscall_getegid32(void) { return 0; }
 long __syscall_chown32(long path, long owner, long group) {
   (void)owner, (void)group;
   ws_stat info;
-  return ws_fs_fstatat(WS_AT_FDCWD, PATH(path), &info, 0);
+  return _ws_fs_fstatat(WS_AT_FDCWD, PATH(path), &info, 0);
 }
 long __syscall_lchown32(long path, long owner, long group) {
   (void)owner, (void)group;
   ws_stat info;
-  return ws_fs_fstatat(WS_AT_FDCWD, PATH(path), &info, AT_SYMLINK_NOFOLLOW);
+  return _ws_fs_fstatat(WS_AT_FDCWD, PATH(path), &info, AT_SYMLINK_NOFOLLOW);
 }
 long __syscall_fchown32(long fd, long owner, long group) {
   (void)owner, (void)group;
   ws_stat info;
-  return ws_fs_fstat((int)fd, &info);
+  return _ws_fs_fstat((int)fd, &info);
 }
 long __syscall_fchownat(long dirfd, long path, long owner, long group, long flags) {
   (void)owner, (void)group;
   ws_stat info;
-  return ws_fs_fstatat((int)dirfd, PATH(path), &info, (int)flags);
+  return _ws_fs_fstatat((int)dirfd, PATH(path), &info, (int)flags);
 }
 
 long __syscall_utimensat(long dirfd, long path, long times, long flags) {
-  return ws_fs_utimensat((int)dirfd, PATH(path), (const struct timespec *)times, (int)flags);
+  return _ws_fs_utimensat((int)dirfd, PATH(path), (const struct timespec *)times, (int)flags);
 }
 
 long __syscall_faccessat(long dirfd, long path, long mode, long flags) {
-  return ws_fs_faccessat((int)dirfd, PATH(path), (int)mode, (int)flags);
+  return _ws_fs_faccessat((int)dirfd, PATH(path), (int)mode, (int)flags);
 }
 
 // ----- names ---------------------------------------------------------------------------------
-long __syscall_mkdir(long path, long mode) { return ws_fs_mkdirat(WS_AT_FDCWD, PATH(path), (uint32_t)mode); }
-long __syscall_mkdirat(long dirfd, long path, long mode) { return ws_fs_mkdirat((int)dirfd, PATH(path), (uint32_t)mode); }
+long __syscall_mkdir(long path, long mode) { return _ws_fs_mkdirat(WS_AT_FDCWD, PATH(path), (uint32_t)mode); }
+long __syscall_mkdirat(long dirfd, long path, long mode) { return _ws_fs_mkdirat((int)dirfd, PATH(path), (uint32_t)mode); }
 long __syscall_mknod(long path, long mode, long dev) {
   (void)dev;
-  return ws_fs_mknodat(WS_AT_FDCWD, PATH(path), (uint32_t)mode);
+  return _ws_fs_mknodat(WS_AT_FDCWD, PATH(path), (uint32_t)mode);
 }
 long __syscall_mknodat(long dirfd, long path, long mode, long dev) {
   (void)dev;
-  return ws_fs_mknodat((int)dirfd, PATH(path), (uint32_t)mode);
+  return _ws_fs_mknodat((int)dirfd, PATH(path), (uint32_t)mode);
 }
-long __syscall_rmdir(long path) { return ws_fs_unlinkat(WS_AT_FDCWD, PATH(path), AT_REMOVEDIR); }
-long __syscall_unlink(long path) { return ws_fs_unlinkat(WS_AT_FDCWD, PATH(path), 0); }
-long __syscall_unlinkat(long dirfd, long path, long flags) { return ws_fs_unlinkat((int)dirfd, PATH(path), (int)flags); }
-long __syscall_rename(long from, long to) { return ws_fs_renameat(WS_AT_FDCWD, PATH(from), WS_AT_FDCWD, PATH(to)); }
+long __syscall_rmdir(long path) { return _ws_fs_unlinkat(WS_AT_FDCWD, PATH(path), AT_REMOVEDIR); }
+long __syscall_unlink(long path) { return _ws_fs_unlinkat(WS_AT_FDCWD, PATH(path), 0); }
+long __syscall_unlinkat(long dirfd, long path, long flags) { return _ws_fs_unlinkat((int)dirfd, PATH(path), (int)flags); }
+long __syscall_rename(long from, long to) { return _ws_fs_renameat(WS_AT_FDCWD, PATH(from), WS_AT_FDCWD, PATH(to)); }
 long __syscall_renameat(long from_dirfd, long from, long to_dirfd, long to) {
-  return ws_fs_renameat((int)from_dirfd, PATH(from), (int)to_dirfd, PATH(to));
+  return _ws_fs_renameat((int)from_dirfd, PATH(from), (int)to_dirfd, PATH(to));
 }
 long __syscall_linkat(long from_dirfd, long from, long to_dirfd, long to, long flags) {
-  return ws_fs_linkat((int)from_dirfd, PATH(from), (int)to_dirfd, PATH(to), (int)flags);
+  return _ws_fs_linkat((int)from_dirfd, PATH(from), (int)to_dirfd, PATH(to), (int)flags);
 }
-long __syscall_symlink(long target, long path) { return ws_fs_symlinkat(PATH(target), WS_AT_FDCWD, PATH(path)); }
+long __syscall_symlink(long target, long path) { return _ws_fs_symlinkat(PATH(target), WS_AT_FDCWD, PATH(path)); }
 long __syscall_symlinkat(long target, long dirfd, long path) {
-  return ws_fs_symlinkat(PATH(target), (int)dirfd, PATH(path));
+  return _ws_fs_symlinkat(PATH(target), (int)dirfd, PATH(path));
 }
 long __syscall_readlink(long path, long buffer, long size) {
-  return ws_fs_readlinkat(WS_AT_FDCWD, PATH(path), (char *)buffer, (size_t)size);
+  return _ws_fs_readlinkat(WS_AT_FDCWD, PATH(path), (char *)buffer, (size_t)size);
 }
 long __syscall_readlinkat(long dirfd, long path, long buffer, long size) {
-  return ws_fs_readlinkat((int)dirfd, PATH(path), (char *)buffer, (size_t)size);
+  return _ws_fs_readlinkat((int)dirfd, PATH(path), (char *)buffer, (size_t)size);
 }
-long __syscall_chdir(long path) { return ws_fs_chdir(PATH(path)); }
-long __syscall_fchdir(long fd) { return ws_fs_fchdir((int)fd); }
-long __syscall_getcwd(long buffer, long size) { return ws_fs_getcwd((char *)buffer, (size_t)size); }
+long __syscall_chdir(long path) { return _ws_fs_chdir(PATH(path)); }
+long __syscall_fchdir(long fd) { return _ws_fs_fchdir((int)fd); }
+long __syscall_getcwd(long buffer, long size) { return _ws_fs_getcwd((char *)buffer, (size_t)size); }

@@ -6,7 +6,7 @@
 
 #include "../platform.h"
 
-void ws_console_flush_at_abort(void);  // src/fs/console.c
+void _ws_console_flush_at_abort(void);  // src/fs/console.c
 
 // console.js
 extern void _wasmscale_console_write(int stream, const char *data, size_t length);
@@ -18,4 +18,4 @@ int64_t ws_prim_console_read(void *data, size_t length) { return _wasmscale_cons
 
 // Called by console.js just before the runtime aborts (abort(), running out of memory), on the
 // aborting thread, so that partial lines already written reach the host before the program stops.
-EMSCRIPTEN_KEEPALIVE void ws_console_abort_flush(void) { ws_console_flush_at_abort(); }
+EMSCRIPTEN_KEEPALIVE void ws_console_abort_flush(void) { _ws_console_flush_at_abort(); }

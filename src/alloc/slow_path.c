@@ -1,10 +1,6 @@
-// Allocation: the fast path (a block off the current run of the thread's heap), the slow path
-// that finds or makes a run with free blocks, large blocks, and aligned allocation.
-//
-// Fast path cost (in api.c): one TLS load, a table lookup for sizes up to 1 KiB (else a
-// size-class computation), two loads and three stores on memory only this thread writes, and
-// for sizes up to 1 KiB a load of the next free block that nothing waits for. No lock, no
-// atomic read-modify-write.
+// Allocation when the fast path (api.c) finds no free block in the serving run: the slow path,
+// in named steps (_ws_heap_alloc_slow), and the fresh runs it makes; large blocks; aligned
+// allocation.
 
 #include "internal.h"
 
