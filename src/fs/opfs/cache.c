@@ -237,14 +237,16 @@ int _ws_opfs_close_file(int fd) {
 
 // ----- calls on open files ------------------------------------------------------------------------
 void _ws_opfs_cached_size(int fd, ws_host_stat *out) {
-  pthread_mutex_lock(&files_lock);
-  opfs_file *file = fd >= 0 && fd < WS_OPFS_FILES_MAX ? files[fd] : NULL;
-  if (file != NULL) {
-    pthread_mutex_lock(&file->lock);
-    out->size = file->size;
-    pthread_mutex_unlock(&file->lock);
+  if (fd >= 0 && fd < WS_OPFS_FILES_MAX) {
+    pthread_mutex_lock(&files_lock);  // the file may be another thread's, closing
+    opfs_file *file = files[fd];
+    if (file != NULL) {
+      pthread_mutex_lock(&file->lock);
+      out->size = file->size;
+      pthread_mutex_unlock(&file->lock);
+    }
+    pthread_mutex_unlock(&files_lock);
   }
-  pthread_mutex_unlock(&files_lock);
   out->blocks = (out->size + 511) / 512;
 }
 
