@@ -205,7 +205,7 @@ scaling-programs: $(SCALING_PROGRAMS:%=$(WASM_BUILD)/bench/%.js) $(BUILD)/bench/
 # suite once more in the debug build (WS_DEBUG=2: the checks and validators of
 # src/platform/debug.h), but for the two files that never reach its libraries: the benchmark's
 # (it measures the release build) and the mutation test's (it compiles its mutants itself).
-# TEST_DEBUG=0 leaves the debug pass out (.ci/run does for its second toolchain).
+# TEST_DEBUG=0 leaves the debug pass out.
 BROWSER_TESTS := tests/fs.test.mjs tests/packaging.test.mjs tests/opfs.test.mjs tests/examples.test.mjs
 NODE_TEST := $(NODE) --test --test-concurrency=1 --test-timeout=1200000
 DEBUG_TESTS := $(filter-out tests/bench.test.mjs tests/mutation.test.mjs,$(wildcard tests/*.test.mjs))
