@@ -71,16 +71,16 @@ def fs_arguments(share):
 LINKED_MANIFEST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "fs", "linked.h")
 
 
-def linked_entries(kind):
-    """{name: symbol} of the manifest's WS_BACKEND or WS_PART lines, in order."""
+def linked_entries():
+    """({name: symbol} of the manifest's WS_BACKEND lines, the same of its WS_PART lines), in order."""
     with open(LINKED_MANIFEST, encoding="utf-8") as manifest:
-        return dict(re.findall(rf"^\s*{kind}\((\w+), (\w+)\)", manifest.read(), re.M))
+        text = manifest.read()
+    return tuple(dict(re.findall(rf"^\s*{kind}\((\w+), (\w+)\)", text, re.M)) for kind in ("WS_BACKEND", "WS_PART"))
 
 
 # Backends a program can mount at run time (ws_fs_mount, Module.wasmscaleFS.mount) beyond the
-# memory backend, which is always there.
-BACKENDS = linked_entries("WS_BACKEND")
-PARTS = linked_entries("WS_PART")
+# memory backend, which is always there; and the parts the driver links for its own options.
+BACKENDS, PARTS = linked_entries()
 
 
 def backend_argument(name):

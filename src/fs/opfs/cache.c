@@ -236,25 +236,33 @@ int _ws_opfs_close_file(int fd) {
 }
 
 // ----- calls on open files ------------------------------------------------------------------------
-void _ws_opfs_cached_size(int fd, ws_host_stat *out) {
-  if (fd >= 0 && fd < WS_OPFS_FILES_MAX) {
-    pthread_mutex_lock(&files_lock);  // the file may be another thread's, closing
-    opfs_file *file = files[fd];
-    if (file != NULL) {
-      pthread_mutex_lock(&file->lock);
-      out->size = file->size;
-      pthread_mutex_unlock(&file->lock);
-    }
-    pthread_mutex_unlock(&files_lock);
+// `out` (the worker's answer) with the size the program sees of `file`, open here (NULL: as the
+// worker said), and the blocks that size takes.
+static void use_cached_size(opfs_file *file, ws_host_stat *out) {
+  if (file != NULL) {
+    pthread_mutex_lock(&file->lock);
+    out->size = file->size;
+    pthread_mutex_unlock(&file->lock);
   }
   out->blocks = (out->size + 511) / 512;
 }
 
+void _ws_opfs_cached_size(int fd, ws_host_stat *out) {
+  if (fd < 0 || fd >= WS_OPFS_FILES_MAX) {
+    use_cached_size(NULL, out);
+    return;
+  }
+  pthread_mutex_lock(&files_lock);  // the file may be another thread's, closing
+  use_cached_size(files[fd], out);
+  pthread_mutex_unlock(&files_lock);
+}
+
 int _ws_opfs_fstat_file(int fd, ws_host_stat *out) {
-  if (file_of(fd) == NULL) return -EBADF;
+  opfs_file *file = file_of(fd);
+  if (file == NULL) return -EBADF;
   ws_opfs_request request = {.call = WS_OPFS_FSTAT, .fd = fd, .buffer = out};
   int error = (int)ws_prim_opfs_send(&request);
-  if (error == 0) _ws_opfs_cached_size(fd, out);
+  if (error == 0) use_cached_size(file, out);
   return error;
 }
 
