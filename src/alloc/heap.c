@@ -70,6 +70,7 @@ static void tidy(ws_heap *heap) {
   _ws_return_kept(heap);
   _ws_collect_delayed(heap);
   ws_page *emptied = NULL;  // given back together, under one pool lock, with the spares
+  ws_page *handed = NULL;   // handed over together, under one orphan lock
   for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
     _ws_rejoin_full_runs(heap, size_class);
     ws_page *run = heap->avail[size_class];
@@ -84,11 +85,12 @@ static void tidy(ws_heap *heap) {
         run->next = emptied;
         emptied = run;
       } else if (run->free != NULL) {
-        _ws_orphan_run(heap, run);
+        _ws_orphan_run(heap, run, &handed);
       }
       run = next;
     }
   }
+  _ws_hand_over(handed);
   _ws_release_spares_with(heap, emptied);
 }
 

@@ -82,10 +82,10 @@ typedef struct ws_block {
 
 typedef enum ws_page_kind {
   WS_PAGE_UNUSED = 0,   // not yet taken from the platform, or the page map's own first memory
-  WS_PAGE_FREE,         // head or tail of a free span in the pool
+  WS_PAGE_FREE,         // any page of a free span in the pool
   WS_PAGE_RUN,          // head of a run of small/medium blocks of one size class
   WS_PAGE_LARGE,        // head of one large block
-  WS_PAGE_INTERIOR,     // any other page of a run or large block: see `head`
+  WS_PAGE_INTERIOR,     // any page but the first of a run or large block: see `head`
   WS_PAGE_STAND_IN,     // not a page: a heap's stand-in run for other heaps' blocks (kept.c)
   WS_PAGE_MAP,          // a page of page-map descriptors, taken from the pool (never freed)
 } ws_page_kind;
@@ -95,29 +95,35 @@ typedef enum ws_page_kind {
 
 struct ws_heap;
 
+// The kind tags the descriptor: each field below says the kinds it has a meaning for, and means
+// nothing on the others. Where two kinds' fields share bytes (the union), whoever changes a page's
+// kind sets the new kind's fields (span.c, slow_path.c, kept.c).
 typedef struct ws_page {
-  struct ws_page *head;         // the span's first page (itself when it is the head, or unused)
+  struct ws_page *head;         // the span's first page; on the first, on a free span's inner
+                                // pages and on unused pages: the page itself
   uint32_t index;               // this page's number in the window (fixed)
-  uint32_t pages;               // span length (head and, for free spans, tail)
-  uint8_t kind;                 // ws_page_kind
-  uint8_t size_class;           // runs only
-  bool in_full;                 // run is off its heap's class list (owner only)
-  bool waited;                  // run went to the back of its list once since it last served (owner only)
-  uint32_t block_size;          // runs: size of every block; large: usable size
+  uint32_t pages;               // span length: a run's, large block's or map span's head, and a
+                                // free span's head and tail
+  uint8_t kind;                 // ws_page_kind: every page
+  uint8_t size_class;           // runs and stand-ins
+  bool in_full;                 // runs: off its heap's class list (owner only)
+  bool waited;                  // runs: went to the back of its list once since it last served (owner only)
+  uint32_t block_size;          // runs and stand-ins: size of every block
   union {
-    struct {
-      uint32_t capacity;        // runs: blocks in the run
-      uint32_t used;            // runs: blocks out of the owner's free list (owner only)
+    struct {                    // runs and stand-ins
+      uint32_t capacity;        // blocks in the run
+      uint32_t used;            // blocks out of the owner's free list (owner only)
     };
-    struct {                    // other pages (span.c): the first page and length of the hole
-      uint32_t hole_at;         // a large block left, if this page is free and was part of it
-      uint32_t hole_pages;      // (0: none)
+    struct {                    // free pages (span.c): the first page and length of the large
+      uint32_t hole_at;         // block this page was part of, while its other pages are free
+      uint32_t hole_pages;      // too (0: none)
     };
   };
-  ws_block *free;               // runs: owner's free list
+  ws_block *free;               // runs and stand-ins: the owner's free list
   _Atomic uintptr_t thread_free;  // runs: blocks freed by other threads, | WS_NOTIFY_OWNER
   _Atomic(struct ws_heap *) owner;  // runs: the heap that allocates from this run
-  struct ws_page *next, *prev;  // heap class list, or pool bin
+  struct ws_page *next, *prev;  // runs and stand-ins: their heap's class or full queue, or the
+                                // orphans; a free span's head: its bin
   // Runs and stand-ins: blocks handed out by the owner since they were last added to its heap's
   // per-class statistics (_ws_run_fold_counts), and `used` then. The blocks taken back meanwhile
   // follow from the two, so freeing counts nothing; counting here, on the line the allocation
@@ -448,7 +454,10 @@ bool _ws_steal_pending(ws_heap *heap, unsigned size_class);  // false: none foun
 void _ws_free_remote(ws_page *run, ws_block *block);          // onto the run's owner's lists
 // Orphaned runs (orphan.c): partly used runs handed from one heap to another.
 extern ws_heap _ws_orphanage;                                   // owns every orphan
-void _ws_orphan_run(ws_heap *heap, ws_page *run);               // a listed run with free blocks
+// A listed run with free blocks leaves its heap for `batch` (linked through next), which
+// _ws_hand_over then puts on the orphan lists under one lock.
+void _ws_orphan_run(ws_heap *heap, ws_page *run, ws_page **batch);
+void _ws_hand_over(ws_page *batch);
 void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving, uint32_t reserve);  // beyond `reserve` free blocks
 ws_page *_ws_adopt_orphan(ws_heap *heap, unsigned size_class);  // NULL: none of the class
 void _ws_release_empty_orphans(void);                           // orphans all of whose blocks came back

@@ -19,8 +19,11 @@
 #include "internal.h"
 
 static ws_prim_lock orphan_lock = WS_PRIM_LOCK_INIT;
-static ws_page *_Atomic orphans[WS_CLASSES];  // per class, linked through next/prev
-static _Atomic uint32_t orphan_count;         // on those lists: changed under the lock, read without it
+static ws_page *orphans[WS_CLASSES];  // per class, under the lock (ws_page_list_*)
+// Runs on each class's list, and on all of them: changed under the lock, read without it so that
+// a heap with no orphan to adopt, and a reclaim with none to free, take no lock.
+static _Atomic uint32_t class_orphans[WS_CLASSES];
+static _Atomic uint32_t orphan_count;
 static _Atomic uint64_t handed_over, adopted;  // runs, for the statistics
 static uint64_t lock_acquisitions;             // written under the lock, read by the statistics
 // The owner of every orphan. It never allocates; its counters (in the heap list, so the
@@ -28,54 +31,85 @@ static uint64_t lock_acquisitions;             // written under the lock, read b
 ws_heap _ws_orphanage;
 
 // Caller holds orphan_lock: a load and a store, not a read-modify-write.
-static void count_orphans(int change) {
+static void add_locked(_Atomic uint32_t *counter, int change) {
   ws_assert(ws_prim_lock_held(&orphan_lock));
-  uint32_t now = atomic_load_explicit(&orphan_count, memory_order_relaxed);
-  atomic_store_explicit(&orphan_count, now + (uint32_t)change, memory_order_relaxed);
+  uint32_t now = atomic_load_explicit(counter, memory_order_relaxed);
+  atomic_store_explicit(counter, now + (uint32_t)change, memory_order_relaxed);
 }
+
+static void count_orphans(unsigned size_class, int change) {
+  add_locked(&class_orphans[size_class], change);
+  add_locked(&orphan_count, change);
+}
+
+#if WS_DEBUG >= 2
+// Caller holds orphan_lock: `size_class`'s list is linked both ways, holds runs of that class
+// the orphanage owns, as many as counted.
+static void validate_orphans_locked(unsigned size_class) {
+  uint32_t length = 0;
+  const ws_page *previous = NULL;
+  for (const ws_page *run = orphans[size_class]; run != NULL; previous = run, run = run->next) {
+    ws_assert(run->prev == previous && run->kind == WS_PAGE_RUN && run->size_class == size_class);
+    ws_assert(ws_owner_is(run, &_ws_orphanage) && !run->in_full);
+    length++;
+  }
+  ws_assert(length == atomic_load_explicit(&class_orphans[size_class], memory_order_relaxed));
+}
+#else
+static void validate_orphans_locked(unsigned size_class) { (void)size_class; }
+#endif
 
 static void lock_orphans(void) {
   ws_prim_lock_acquire(&orphan_lock);
   WS_COUNTER_ADD(lock_acquisitions, 1);
 }
 
+// Caller holds orphan_lock.
 static void push_orphan(ws_page *run) {
-  lock_orphans();
-  ws_page *first = atomic_load_explicit(&orphans[run->size_class], memory_order_relaxed);
-  run->prev = NULL;
-  run->next = first;
-  if (first != NULL) first->prev = run;
-  atomic_store_explicit(&orphans[run->size_class], run, memory_order_relaxed);
-  count_orphans(1);
-  ws_prim_lock_release(&orphan_lock);
+  ws_page_list_push(&orphans[run->size_class], run);
+  count_orphans(run->size_class, 1);
+  validate_orphans_locked(run->size_class);
 }
 
 // Caller holds orphan_lock.
 static void unlink_orphan(ws_page *run) {
-  if (run->prev) run->prev->next = run->next;
-  else atomic_store_explicit(&orphans[run->size_class], run->next, memory_order_relaxed);
-  if (run->next) run->next->prev = run->prev;
-  run->next = run->prev = NULL;
-  count_orphans(-1);
+  ws_page_list_unlink(&orphans[run->size_class], run);
+  count_orphans(run->size_class, -1);
+  validate_orphans_locked(run->size_class);
 }
 
 bool _ws_orphans_waiting(void) { return atomic_load_explicit(&orphan_count, memory_order_relaxed) != 0; }
 
-void _ws_orphan_run(ws_heap *heap, ws_page *run) {
+void _ws_orphan_run(ws_heap *heap, ws_page *run, ws_page **batch) {
   _ws_queue_remove(heap, run);
   _ws_run_fold_counts(heap, run);
   _ws_note_run_released(heap, run);
   run->waited = false;
-  // From here on the former owner's own frees into the run take the remote path too.
+  // From here on the former owner's own frees into the run take the remote path too. Until the
+  // batch is handed over the run is on no list: its frees wait on it, as on any orphan.
   atomic_store_explicit(&run->owner, &_ws_orphanage, memory_order_release);
-  push_orphan(run);
-  atomic_fetch_add_explicit(&handed_over, 1, memory_order_relaxed);
+  run->next = *batch;
+  *batch = run;
+}
+
+void _ws_hand_over(ws_page *batch) {
+  if (batch == NULL) return;
+  uint64_t runs = 0;
+  lock_orphans();
+  for (ws_page *run = batch, *next; run != NULL; run = next) {
+    next = run->next;
+    push_orphan(run);
+    runs++;
+  }
+  ws_prim_lock_release(&orphan_lock);
+  atomic_fetch_add_explicit(&handed_over, runs, memory_order_relaxed);
 }
 
 // Keeps `reserve` free blocks' worth of runs after `serving` (the caller's choice: slow_path.c), so
 // the heap's next allocations of the class find blocks without the pool; hands over the rest.
 void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving, uint32_t reserve) {
   uint32_t kept_free = 0;
+  ws_page *surplus = NULL;
   _ws_rejoin_full_runs(heap, serving->size_class);  // blocks back in full runs are free blocks too
   for (ws_page *run = serving->next, *next; run != NULL; run = next) {
     next = run->next;
@@ -88,9 +122,10 @@ void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving, uint32_t reserve) {
     } else if (kept_free < reserve) {
       kept_free += free_blocks;
     } else {
-      _ws_orphan_run(heap, run);
+      _ws_orphan_run(heap, run, &surplus);
     }
   }
+  _ws_hand_over(surplus);
 }
 
 // Makes `run` (just unlinked from the orphans) the heap's, with the frees it received meanwhile.
@@ -102,9 +137,9 @@ static void take(ws_heap *heap, ws_page *run) {
 }
 
 ws_page *_ws_adopt_orphan(ws_heap *heap, unsigned size_class) {
-  if (atomic_load_explicit(&orphans[size_class], memory_order_relaxed) == NULL) return NULL;
+  if (atomic_load_explicit(&class_orphans[size_class], memory_order_relaxed) == 0) return NULL;
   lock_orphans();
-  ws_page *run = atomic_load_explicit(&orphans[size_class], memory_order_relaxed);
+  ws_page *run = orphans[size_class];
   if (run != NULL) unlink_orphan(run);
   ws_prim_lock_release(&orphan_lock);
   if (run == NULL) return NULL;
@@ -126,7 +161,7 @@ void _ws_release_empty_orphans(void) {
   lock_orphans();
   for (unsigned size_class = 0; size_class < WS_CLASSES; size_class++) {
     ws_page *next;
-    for (ws_page *run = atomic_load_explicit(&orphans[size_class], memory_order_relaxed); run != NULL; run = next) {
+    for (ws_page *run = orphans[size_class]; run != NULL; run = next) {
       next = run->next;
       _ws_run_collect(run);  // under the lock, for the orphanage (the owner)
       if (run->used != 0) continue;

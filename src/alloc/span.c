@@ -4,8 +4,8 @@
 // once per run of blocks, never per small malloc or free.
 //
 // Free spans sit in bins by page count (the last bin holds every span of 64 pages or more).
-// A free span's first and last page descriptors both say FREE and point at the head, which
-// is how a span being freed finds a free neighbour on either side.
+// Every page of a free span says FREE, and its first and last point at the head, which is how a
+// span being freed finds a free neighbour on either side.
 #include <string.h>
 
 #include "internal.h"
@@ -138,20 +138,23 @@ static uint32_t live_holes;          // so that searches skip the page walks whe
 static uint32_t hole_sparing_grown;  // pages grown since the last large block to spare holes
 static bool hole_spared;             // the current search passed a span by for its holes
 
-static void mark_hole(size_t first, size_t pages, uint32_t hole_at, uint32_t hole_pages) {
-  for (size_t i = 0; i < pages; i++) {
-    ws_page *page = ws_page_at_index(first + i);
-    page->hole_at = hole_at;
-    page->hole_pages = hole_pages;
-  }
+// A page's hole, which only a free page has (the fields are a run's counts on other pages).
+static const ws_page *free_page(size_t index) {
+  const ws_page *page = ws_page_at_index(index);
+  ws_assert(page->kind == WS_PAGE_FREE);
+  return page;
 }
 
 // Pages [first, first + pages) are being used: the holes they belong to end.
 static void end_holes(size_t first, size_t pages) {
   for (size_t i = 0; i < pages; i++) {
-    ws_page *page = ws_page_at_index(first + i);
+    const ws_page *page = free_page(first + i);
     if (page->hole_pages == 0) continue;
-    mark_hole(page->hole_at, page->hole_pages, 0, 0);
+    for (size_t at = page->hole_at, end = at + page->hole_pages; at < end; at++) {
+      ws_page *hole_page = ws_page_at_index(at);
+      ws_assert(hole_page->kind == WS_PAGE_FREE);
+      hole_page->hole_at = hole_page->hole_pages = 0;
+    }
     live_holes--;
   }
 }
@@ -170,9 +173,9 @@ static size_t run_lead(const ws_page *span, size_t pages) {
   size_t end = span->index + span->pages;
   for (size_t at = span->index; at + pages <= end;) {
     size_t i = 0;
-    while (i < pages && ws_page_at_index(at + i)->hole_pages == 0) i++;
+    while (i < pages && free_page(at + i)->hole_pages == 0) i++;
     if (i == pages) return at - span->index;
-    const ws_page *hole = ws_page_at_index(at + i);
+    const ws_page *hole = free_page(at + i);
     at = hole->hole_at + hole->hole_pages;
   }
   hole_spared = true;
@@ -187,7 +190,7 @@ static ws_page *hole_fit_locked(size_t pages, size_t alignment, size_t *lead) {
   for (ws_page *span = bins[WS_SPAN_BINS]; span != NULL; span = span->next) {
     size_t end = span->index + span->pages;
     for (size_t at = span->index; at < end;) {
-      const ws_page *page = ws_page_at_index(at);
+      const ws_page *page = free_page(at);
       if (page->hole_pages == 0) {
         at++;
         continue;
@@ -205,19 +208,30 @@ static ws_page *hole_fit_locked(size_t pages, size_t alignment, size_t *lead) {
   return best;
 }
 
+// Pages [first, first + pages) become free pages, each its own head until mark_free names the
+// span's, with the hole given (hole_pages 0: none). A free page's kind says its hole fields hold
+// a hole, so every page is marked, whatever it was.
+static void become_free(size_t first, size_t pages, uint32_t hole_at, uint32_t hole_pages) {
+  for (size_t i = 0; i < pages; i++) {
+    ws_page *page = ws_page_at_index(first + i);
+    page->kind = WS_PAGE_FREE;
+    page->head = page;
+    page->hole_at = hole_at;
+    page->hole_pages = hole_pages;
+  }
+}
+
 // Puts span [head, head + pages) into the bins, merged with free neighbours; a large block's pages
-// become a hole. Every released page is marked, hole or not: a run's head keeps its capacity and
-// use count in the same fields, which would otherwise read as a hole once the page is free.
+// become a hole.
 static void release_locked(ws_page *head, size_t pages) {
   ASSERT_LOCKED();
   bool large = head->kind == WS_PAGE_LARGE && pages >= WS_SPAN_BINS;
-  mark_hole(head->index, pages, large ? head->index : 0, large ? (uint32_t)pages : 0);
+  become_free(head->index, pages, large ? head->index : 0, large ? (uint32_t)pages : 0);
   if (large) live_holes++;
   ws_page *next = ws_page_at_index(head->index + pages);
   if (next && next->kind == WS_PAGE_FREE && next->head == next) {
     bin_remove(next);
     pages += next->pages;
-    next->kind = WS_PAGE_INTERIOR;
   }
   ws_page *before = head->index > 0 ? ws_page_at_index(head->index - 1) : NULL;
   if (before && before->kind == WS_PAGE_FREE) {
@@ -225,7 +239,6 @@ static void release_locked(ws_page *head, size_t pages) {
     if (previous->kind == WS_PAGE_FREE && previous->index + previous->pages == head->index) {
       bin_remove(previous);
       pages += previous->pages;
-      head->kind = WS_PAGE_INTERIOR;
       head = previous;
     }
   }

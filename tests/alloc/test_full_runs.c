@@ -103,7 +103,9 @@ static void delayed_block_of_a_handed_over_run(void) {
   ws_block *block = blocks[0][1];
   block->next = NULL;
   atomic_store(&heap->delayed_free, (uintptr_t)block);
-  _ws_orphan_run(heap, run);
+  ws_page *batch = NULL;
+  _ws_orphan_run(heap, run, &batch);
+  _ws_hand_over(batch);
   _ws_collect_delayed(heap);
   CHECK(atomic_load(&run->thread_free) == (uintptr_t)block);  // the new owner collects it
   CHECK(run->free != block && run->free->next != block);

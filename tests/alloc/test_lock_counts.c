@@ -2,7 +2,8 @@
 // docs/benchmarks.md, "The contention probe"):
 //   - growing memory for a block takes the pool lock once, however many sources it tries first;
 //   - giving back what has no orphan to look at takes no orphan lock;
-//   - an exiting thread gives its runs and spares back under one pool lock;
+//   - an exiting thread gives its runs and spares back under one pool lock, and hands its runs
+//     with free blocks over under one orphan lock;
 //   - a thread whose blocks of 256-527 bytes come and go keeps the runs it empties as spares
 //     instead of trading them through the pool.
 // Counts come from ws_alloc_get_stats, whose own snapshot takes the pool lock too (measured).
@@ -109,6 +110,38 @@ static void an_exiting_thread_gives_back_under_one_lock(void) {
   pthread_barrier_destroy(&step);
 }
 
+// Runs of three classes, each left with every other block in use (main frees them later): the
+// exiting thread hands them all over.
+enum { HALF_USED_BLOCKS = 3 * 256 };
+static void *half_used[HALF_USED_BLOCKS];
+
+static void *leave_half_used_runs(void *arg) {
+  (void)arg;
+  static const size_t sizes[3] = {64, 192, 400};
+  void *all[2 * HALF_USED_BLOCKS];
+  for (int i = 0; i < 2 * HALF_USED_BLOCKS; i++) CHECK((all[i] = WS(malloc)(sizes[i % 3])) != NULL);
+  for (int i = 0; i < 2 * HALF_USED_BLOCKS; i++) {
+    if (i % 2 == 0) half_used[i / 2] = all[i];
+    else WS(free)(all[i]);
+  }
+  return NULL;
+}
+
+static void an_exiting_thread_hands_over_under_one_lock(void) {
+  ws_alloc_stats before = stats();
+  pthread_t thread;
+  CHECK(pthread_create(&thread, NULL, leave_half_used_runs, NULL) == 0);
+  pthread_join(thread, NULL);
+  ws_alloc_stats after = stats();
+  uint64_t runs = after.runs_handed_over - before.runs_handed_over;
+  uint64_t locks = after.orphan_lock_acquisitions - before.orphan_lock_acquisitions;
+  printf("an exiting thread handed over %llu runs under %llu orphan lock(s)\n", (unsigned long long)runs,
+         (unsigned long long)locks);
+  CHECK(runs >= 6);
+  CHECK(locks == 2);  // the hand-over, and the look for orphans it emptied meanwhile
+  for (int i = 0; i < HALF_USED_BLOCKS; i++) WS(free)(half_used[i]);
+}
+
 // The benchmark's small-block workload on one thread: 1024 live blocks of 16-527 bytes, the
 // oldest freed for each new one. The classes of 256-527 bytes have two-page runs of about 64
 // blocks, which each hold about that many: a second run comes and goes in each.
@@ -143,6 +176,7 @@ int main(void) {
   runs_from_new_memory_take_the_lock_once_each();
   trimming_without_orphans_takes_no_orphan_lock();
   an_exiting_thread_gives_back_under_one_lock();
+  an_exiting_thread_hands_over_under_one_lock();
   churning_small_classes_keep_their_runs();
   return check_summary("lock counts");
 }
