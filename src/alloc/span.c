@@ -139,8 +139,8 @@ static uint32_t hole_sparing_grown;  // pages grown since the last large block t
 static bool hole_spared;             // the current search passed a span by for its holes
 
 // A page's hole, which only a free page has (the fields are a run's counts on other pages).
-static const ws_page *free_page(size_t index) {
-  const ws_page *page = ws_page_at_index(index);
+static ws_page *free_page(size_t index) {
+  ws_page *page = ws_page_at_index(index);
   ws_assert(page->kind == WS_PAGE_FREE);
   return page;
 }
@@ -151,8 +151,7 @@ static void end_holes(size_t first, size_t pages) {
     const ws_page *page = free_page(first + i);
     if (page->hole_pages == 0) continue;
     for (size_t at = page->hole_at, end = at + page->hole_pages; at < end; at++) {
-      ws_page *hole_page = ws_page_at_index(at);
-      ws_assert(hole_page->kind == WS_PAGE_FREE);
+      ws_page *hole_page = free_page(at);
       hole_page->hole_at = hole_page->hole_pages = 0;
     }
     live_holes--;
