@@ -77,7 +77,7 @@ static int change_mode(ws_node *node, uint32_t mode) {
   return error;
 }
 
-int _ws_fs_fchmodat(int dirfd, const char *path, uint32_t mode, int flags) {
+static int chmod_once(int dirfd, const char *path, uint32_t mode, int flags) {
   ws_walk walk;
   int error = walk_at_flags(dirfd, path, flags, AT_SYMLINK_NOFOLLOW, &walk);
   if (error != 0) return error;
@@ -87,6 +87,12 @@ int _ws_fs_fchmodat(int dirfd, const char *path, uint32_t mode, int flags) {
     error = change_mode(walk.node, mode);
   }
   _ws_walk_done(&walk);
+  return error;
+}
+
+int _ws_fs_fchmodat(int dirfd, const char *path, uint32_t mode, int flags) {
+  int error, tries = 0;
+  do error = chmod_once(dirfd, path, mode, flags); while (ws_stale_again(error, &tries));
   return error;
 }
 
@@ -102,7 +108,7 @@ static bool valid_time(const struct timespec *time) {
   return time->tv_nsec == UTIME_NOW || time->tv_nsec == UTIME_OMIT || (time->tv_nsec >= 0 && time->tv_nsec < 1000000000);
 }
 
-int _ws_fs_utimensat(int dirfd, const char *path, const struct timespec times[2], int flags) {
+static int set_times_once(int dirfd, const char *path, const struct timespec times[2], int flags) {
   if (times != NULL && (!valid_time(&times[0]) || !valid_time(&times[1]))) return -EINVAL;
   ws_walk walk;
   int error;
@@ -135,6 +141,12 @@ int _ws_fs_utimensat(int dirfd, const char *path, const struct timespec times[2]
   }
   ws_rwlock_unlock(&node->lock);
   _ws_walk_done(&walk);
+  return error;
+}
+
+int _ws_fs_utimensat(int dirfd, const char *path, const struct timespec times[2], int flags) {
+  int error, tries = 0;
+  do error = set_times_once(dirfd, path, times, flags); while (ws_stale_again(error, &tries));
   return error;
 }
 

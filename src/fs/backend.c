@@ -58,32 +58,35 @@ int _ws_b_lookup(ws_node *dir, const char *name, size_t length, ws_node **child)
   CALL(WS_FS_OP_LOOKUP, dir, lookup, dir, name, length, child);
 }
 
+// Every call that may change a directory's entries counts it first (ws_node.entry_changes).
+#define CHANGED(dir) (WRITTEN(dir), (dir)->entry_changes++)
+
 int _ws_b_create(ws_node *dir, const char *name, size_t length, uint32_t mode, const char *target, ws_node **child) {
-  WRITTEN(dir);
+  CHANGED(dir);
   CALL(WS_FS_OP_CREATE, dir, create, dir, name, length, mode, target, child);
 }
 
 int _ws_b_create_lazy(ws_node *dir, const char *name, size_t length, uint32_t mode, const ws_lazy_source *source,
                      ws_node **child) {
-  WRITTEN(dir);
+  CHANGED(dir);
   CALL(WS_FS_OP_CREATE, dir, create_lazy, dir, name, length, mode, source, child);
 }
 
 int _ws_b_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
               size_t from_length) {
-  WRITTEN(dir);
+  CHANGED(dir);
   CALL(WS_FS_OP_LINK, dir, link, dir, name, length, node, from_dir, from, from_length);
 }
 
-int _ws_b_unlink(ws_node *dir, const char *name, size_t length) {
-  WRITTEN(dir);
-  CALL(WS_FS_OP_UNLINK, dir, unlink, dir, name, length);
+int _ws_b_unlink(ws_node *dir, const char *name, size_t length, ws_node *node) {
+  CHANGED(dir);
+  CALL(WS_FS_OP_UNLINK, dir, unlink, dir, name, length, node);
 }
 
 int _ws_b_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
                 size_t to_length) {
-  WRITTEN(from_dir);
-  WRITTEN(to_dir);
+  CHANGED(from_dir);
+  CHANGED(to_dir);
   CALL(WS_FS_OP_RENAME, from_dir, rename, from_dir, from, from_length, to_dir, to, to_length);
 }
 

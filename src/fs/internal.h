@@ -27,6 +27,7 @@
 #ifndef WASMSCALE_FS_INTERNAL_H
 #define WASMSCALE_FS_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -80,7 +81,8 @@ struct ws_fs_backend {
   // A new name for `node`, which `from_dir` (locked by nobody) names `from`.
   int (*link)(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
               size_t from_length);
-  int (*unlink)(ws_node *dir, const char *name, size_t length);  // drops the entry's reference
+  // Drops the entry's reference. `node`: what the core found `name` to name, under the same lock.
+  int (*unlink)(ws_node *dir, const char *name, size_t length, ws_node *node);
   // Both directories locked exclusively; an existing `to` entry is replaced (checked by the core).
   int (*rename)(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
                 size_t to_length);
@@ -144,6 +146,10 @@ struct ws_node {
   ws_node *parent;
   char *name;
   _Atomic(ws_mount *) mounted;  // mount covering this directory, if any (set under the mount lock)
+  // Directories: changes to their entries made by this process, counted under the write lock
+  // (backend.c), so that a second lookup of a name under that lock can reuse the first one's
+  // answer while nothing here changed the directory in between (_ws_lookup_again).
+  uint32_t entry_changes;
   enum ws_device device;   // character devices
   ws_pipe *pipe;           // FIFOs
   struct ws_record_lock *locks;  // fcntl record locks (locks.c's mutex)
@@ -242,7 +248,7 @@ int _ws_b_create_lazy(ws_node *dir, const char *name, size_t length, uint32_t mo
                      ws_node **child);
 int _ws_b_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
               size_t from_length);
-int _ws_b_unlink(ws_node *dir, const char *name, size_t length);
+int _ws_b_unlink(ws_node *dir, const char *name, size_t length, ws_node *node);
 int _ws_b_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
                 size_t to_length);
 int _ws_b_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next);
@@ -269,6 +275,10 @@ typedef struct ws_walk {
   size_t length;     // its length; 0 for a path like "/" that has no last name
   bool trailing_slash;  // the path ended in '/': the last component must be a directory
   char *scratch;        // the path rewritten by symlinks (name may point into it)
+  // WS_WALK_PARENT: node (or its absence) is the backend's own answer for the name, given while
+  // `dir` had entry_changes == changes_seen (not ".", "..", a graft or a mount over the node).
+  bool answered;
+  uint32_t changes_seen;
 } ws_walk;
 
 // Resolves `path` relative to `at` (a directory node, or NULL for the working directory).
@@ -277,6 +287,12 @@ int _ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk);
 void _ws_walk_done(ws_walk *walk);
 // The same relative to a directory descriptor (or WS_AT_FDCWD).
 int _ws_walk_at(int dirfd, const char *path, int flags, ws_walk *walk);
+// A backend answers -ESTALE when the file a walk found was removed or replaced on the host
+// before it could be used (host/backend.c opens files at their first use): a call that uses
+// what a path names then resolves the path again, up to WS_STALE_RETRIES times, as Linux does
+// for NFS. Usage: do error = call(...); while (ws_stale_again(error, &tries));
+#define WS_STALE_RETRIES 4
+static inline bool ws_stale_again(int error, int *tries) { return error == -ESTALE && (*tries)++ < WS_STALE_RETRIES; }
 // A WS_WALK_PARENT walk whose walk->node is a symlink: walks again to the name its target
 // gives (relative to the link's directory), as WS_WALK_PARENT. `target` receives the link's
 // text and must outlive the walk (walk->name may point into it).
@@ -285,6 +301,12 @@ int _ws_walk_follow(ws_walk *walk, char target[WS_PATH_MAX]);
 int _ws_at_dir(int dirfd, const char *path, ws_node **at);
 // Looks `name` up in `dir` (which the caller holds no lock on); follows mounts and "..".
 int _ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **child);
+// With walk->dir locked for writing: the node walk->name names now, referenced, or -ENOENT
+// (or the backend's error). Another thread may have changed the directory since the walk, so
+// the name is looked up again, unless nothing in this process changed the directory's entries
+// since the walk's own answer: then that answer stands (for a host directory, one a moment
+// older than a new lookup's, as if the host's change had come after the call).
+int _ws_lookup_again(const ws_walk *walk, ws_node **child);
 
 // ----- open file descriptions and the fd table (fdtable.c) ----------------------------------
 // refs: bits 0-29 count references; WS_FILE_POSITION_HELD is the lock on `position` (in the

@@ -188,7 +188,7 @@ int _ws_fs_ftruncate(int fd, int64_t size) {
   return error;
 }
 
-int _ws_fs_truncate(const char *path, int64_t size) {
+static int truncate_once(const char *path, int64_t size) {
   ws_walk walk;
   int error = _ws_walk_path(NULL, path, 0, &walk);
   if (error != 0) return error;
@@ -201,6 +201,12 @@ int _ws_fs_truncate(const char *path, int64_t size) {
     error = truncate_node(node, size);
   }
   _ws_walk_done(&walk);
+  return error;
+}
+
+int _ws_fs_truncate(const char *path, int64_t size) {
+  int error, tries = 0;
+  do error = truncate_once(path, size); while (ws_stale_again(error, &tries));
   return error;
 }
 

@@ -31,7 +31,7 @@ static int create_node(ws_walk *walk, uint32_t mode, const char *target, const w
   ws_node *dir = walk->dir, *child = NULL;
   ws_rwlock_write(&dir->lock);
   int error = _ws_dir_may_add(dir);
-  if (error == 0) error = _ws_b_lookup(dir, walk->name, walk->length, &child) == 0 ? -EEXIST : 0;
+  if (error == 0) error = _ws_lookup_again(walk, &child) == 0 ? -EEXIST : 0;
   if (error == 0) {
     error = lazy != NULL ? _ws_b_create_lazy(dir, walk->name, walk->length, mode, lazy, &child)
                          : _ws_b_create(dir, walk->name, walk->length, mode, target, &child);
@@ -120,13 +120,13 @@ static int remove_dir(ws_walk *walk) {
   pthread_mutex_lock(&rename_lock);
   ws_rwlock_write(&dir->lock);
   int error = _ws_node_permits(dir, W_OK | X_OK);
-  if (error == 0) error = _ws_b_lookup(dir, walk->name, walk->length, &child);
+  if (error == 0) error = _ws_lookup_again(walk, &child);
   if (error == 0 && !ws_is_dir(child)) error = -ENOTDIR;
   if (error == 0 && atomic_load(&child->mounted) != NULL) error = -EBUSY;  // a mount point, as Linux
   if (error == 0) {
     ws_rwlock_write(&child->lock);
     error = _ws_dir_check_empty(child);
-    if (error == 0) error = _ws_b_unlink(dir, walk->name, walk->length);
+    if (error == 0) error = _ws_b_unlink(dir, walk->name, walk->length, child);
     if (error == 0) {
       child->nlink = 0;
       child->parent = NULL;
@@ -145,9 +145,9 @@ static int remove_file(ws_walk *walk) {
   ws_node *dir = walk->dir, *child = NULL;
   ws_rwlock_write(&dir->lock);
   int error = _ws_node_permits(dir, W_OK | X_OK);
-  if (error == 0) error = _ws_b_lookup(dir, walk->name, walk->length, &child);
+  if (error == 0) error = _ws_lookup_again(walk, &child);
   if (error == 0 && ws_is_dir(child)) error = -EISDIR;
-  if (error == 0) error = _ws_b_unlink(dir, walk->name, walk->length);
+  if (error == 0) error = _ws_b_unlink(dir, walk->name, walk->length, child);
   if (error == 0) {
     ws_rwlock_write(&child->lock);
     child->nlink--;

@@ -18,7 +18,7 @@ static int create_file(ws_walk *walk, int flags, uint32_t mode, bool *created) {
   ws_rwlock_write(&dir->lock);
   int error = _ws_dir_may_add(dir);
   if (error == 0) {
-    error = _ws_b_lookup(dir, walk->name, walk->length, &walk->node);
+    error = _ws_lookup_again(walk, &walk->node);
     if (error == 0) {
       error = (flags & O_EXCL) ? -EEXIST : 0;  // lost a race to another creator
     } else if (error == -ENOENT) {
@@ -27,6 +27,8 @@ static int create_file(ws_walk *walk, int flags, uint32_t mode, bool *created) {
       if (error == 0) {
         *created = true;
         _ws_node_touch(dir, true);
+      } else if (error == -EEXIST && !(flags & O_EXCL)) {
+        error = _ws_b_lookup(dir, walk->name, walk->length, &walk->node);  // made on the host meanwhile
       }
     }
   }
@@ -63,7 +65,7 @@ static int check_open(ws_node *node, int flags, bool created) {
   return _ws_node_permits(node, want);
 }
 
-int _ws_fs_openat(int dirfd, const char *path, int flags, uint32_t mode) {
+static int open_once(int dirfd, const char *path, int flags, uint32_t mode) {
   ws_walk walk;
   bool created = false;
   char target[WS_PATH_MAX];  // a symlink followed to create its target: walk.name may point here
@@ -102,6 +104,12 @@ int _ws_fs_openat(int dirfd, const char *path, int flags, uint32_t mode) {
   int fd = _ws_fd_install(file, 0, (flags & O_CLOEXEC) ? WS_FD_CLOEXEC : 0);
   if (fd < 0) _ws_file_unref(file);
   return fd;
+}
+
+int _ws_fs_openat(int dirfd, const char *path, int flags, uint32_t mode) {
+  int result, tries = 0;
+  do result = open_once(dirfd, path, flags, mode); while (ws_stale_again(result, &tries));
+  return result;
 }
 
 int _ws_fs_close(int fd) {

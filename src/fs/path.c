@@ -11,7 +11,9 @@
 
 #include "internal.h"
 
-int _ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **child) {
+// As _ws_lookup_child; `walk` (may be NULL) records whether the answer is the backend's own and
+// the directory's entry_changes when it was given (_ws_lookup_again).
+static int lookup_child(ws_node *dir, const char *name, size_t length, ws_node **child, ws_walk *walk) {
   if (length == 1 && name[0] == '.') {
     _ws_node_ref(dir);
     *child = dir;
@@ -29,9 +31,29 @@ int _ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **ch
   }
   ws_rwlock_read(&dir->lock);
   int error = _ws_b_lookup(dir, name, length, child);
+  uint32_t changes = dir->entry_changes;
   ws_rwlock_unlock(&dir->lock);
+  ws_node *found = error == 0 ? *child : NULL;
   if (error == 0) *child = _ws_mount_traverse(*child);
+  if (walk != NULL && (error == 0 || error == -ENOENT) && (error != 0 || *child == found)) {
+    walk->answered = true;
+    walk->changes_seen = changes;
+  }
   return error;
+}
+
+int _ws_lookup_child(ws_node *dir, const char *name, size_t length, ws_node **child) {
+  return lookup_child(dir, name, length, child, NULL);
+}
+
+int _ws_lookup_again(const ws_walk *walk, ws_node **child) {
+  if (!walk->answered || walk->dir->entry_changes != walk->changes_seen) {
+    return _ws_b_lookup(walk->dir, walk->name, walk->length, child);
+  }
+  if (walk->node == NULL) return -ENOENT;
+  _ws_node_ref(walk->node);
+  *child = walk->node;
+  return 0;
 }
 
 // Replaces the walk's remaining path with `target` + "/" + `rest` (just `target` at the end).
@@ -94,7 +116,7 @@ int _ws_walk_path(ws_node *at, const char *path, int flags, ws_walk *walk) {
       walk->name = name;
       walk->length = length;
       walk->trailing_slash = trailing;
-      error = _ws_lookup_child(dir, name, length, &walk->node);
+      error = lookup_child(dir, name, length, &walk->node, walk);
       if (error == -ENOENT) error = 0;  // the caller may create it
       if (error != 0) {
         walk->dir = NULL;

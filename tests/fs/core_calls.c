@@ -19,7 +19,9 @@
 //   hard links do not cross mounts either way (EXDEV); a memory file system mounted and
 //   unmounted with files inside;
 // - the core calls a backend's rename, create and unlink with their directories locked
-//   exclusively, whichever order a rename takes the locks in.
+//   exclusively, whichever order a rename takes the locks in;
+// - the lookup repeated under a directory's write lock reuses the walk's answer only while no
+//   entry of the directory changed since (a name created or removed in between is seen).
 //   core_calls HOST_DIR
 #include <limits.h>
 #include <signal.h>
@@ -228,9 +230,52 @@ static int checked_create(ws_node *dir, const char *name, size_t length, uint32_
   return ws_fs_memory_backend()->create(dir, name, length, mode, target, child);
 }
 
-static int checked_unlink(ws_node *dir, const char *name, size_t length) {
+static int checked_unlink(ws_node *dir, const char *name, size_t length, ws_node *node) {
   expect_written(dir);
-  return ws_fs_memory_backend()->unlink(dir, name, length);
+  return ws_fs_memory_backend()->unlink(dir, name, length, node);
+}
+
+static int lookups;
+
+static int counted_lookup(ws_node *dir, const char *name, size_t length, ws_node **child) {
+  lookups++;
+  return ws_fs_memory_backend()->lookup(dir, name, length, child);
+}
+
+// Walks to `path`'s last name, then (`change`, when not NULL) runs it with no lock held, as
+// another thread could, and asks again under the directory's write lock. Returns the second
+// answer (0: found, or -errno) and the backend lookups the second one made.
+static int asked_again(const char *path, void (*change)(void), int *lookups_made) {
+  ws_walk walk;
+  if (_ws_walk_at(WS_AT_FDCWD, path, WS_WALK_PARENT, &walk) != 0) return -EINVAL;
+  if (change != NULL) change();
+  ws_node *child = NULL;
+  lookups = 0;
+  ws_rwlock_write(&walk.dir->lock);
+  int answer = _ws_lookup_again(&walk, &child);
+  ws_rwlock_unlock(&walk.dir->lock);
+  *lookups_made = lookups;
+  _ws_node_unref(child);
+  _ws_walk_done(&walk);
+  return answer;
+}
+
+static void create_x(void) { _ws_write_file("/counted/x", "x", 1, 0644); }
+static void remove_x(void) { t_unlink("/counted/x"); }
+static void change_other(void) { _ws_write_file("/counted/other", "o", 1, 0644); }
+
+static void lookup_again(void) {
+  ws_fs_backend counted = *ws_fs_memory_backend();
+  counted.lookup = counted_lookup;
+  CHECK(t_mkdir("/counted", 0755) == 0 && ws_fs_mount("/counted", &counted, NULL) == 0, "mount /counted");
+  int made;
+  CHECK(asked_again("/counted/x", NULL, &made) == -ENOENT && made == 0, "absent, unchanged: %d lookups", made);
+  CHECK(asked_again("/counted/x", create_x, &made) == 0 && made == 1, "created in between: not seen");
+  CHECK(asked_again("/counted/x", NULL, &made) == 0 && made == 0, "present, unchanged: %d lookups", made);
+  CHECK(asked_again("/counted/x", remove_x, &made) == -ENOENT && made == 1, "removed in between: not seen");
+  CHECK(asked_again("/counted/x", change_other, &made) == -ENOENT && made == 1, "another name changed in between: not asked again");
+  CHECK(t_unlink("/counted/other") == 0 && ws_fs_unmount("/counted") == 0 && t_rmdir("/counted") == 0,
+        "unmount /counted");
 }
 
 static void lock_contract(void) {
@@ -320,6 +365,27 @@ static void deep_working_directory(void) {
   if (back >= 0) t_close(back);
 }
 
+// The longest working directory getcwd gives is PATH_MAX - 1 bytes and a zero; one byte more is
+// ENAMETOOLONG.
+static void longest_working_directory(void) {
+  int back = (int)t_open(".", O_RDONLY | O_DIRECTORY, 0);
+  char name[201], last[76], buffer[WS_PATH_MAX + 16];
+  memset(name, 'e', sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  CHECK(t_chdir("/") == 0, "chdir /");
+  for (int i = 0; i < 20; i++) CHECK(t_mkdir(name, 0755) == 0 && t_chdir(name) == 0, "level %d", i);  // 20 x 201 bytes
+  memset(last, 'f', sizeof last - 1);
+  last[sizeof last - 2] = '\0';  // 74 bytes and its '/': 4095 in all
+  CHECK(t_mkdir(last, 0755) == 0 && t_chdir(last) == 0 && _ws_fs_getcwd(buffer, sizeof buffer) == WS_PATH_MAX,
+        "getcwd of a path of PATH_MAX - 1 bytes");
+  last[sizeof last - 2] = 'f';  // 75 bytes: 4096
+  CHECK(t_chdir("..") == 0 && t_mkdir(last, 0755) == 0 && t_chdir(last) == 0 &&
+            _ws_fs_getcwd(buffer, sizeof buffer) == -ENAMETOOLONG,
+        "getcwd of a path of PATH_MAX bytes");
+  CHECK(back >= 0 && _ws_fs_fchdir(back) == 0, "back to the scratch directory");
+  if (back >= 0) t_close(back);
+}
+
 static void make_dirs(void) {
   CHECK(_ws_make_dirs("/made/a/b/c", 0755) == 0 && t_ino("/made/a/b/c") > 0, "_ws_make_dirs makes every missing directory");
   CHECK(t_ino("/mad") < 0 && t_ino("/made/a/b/") > 0, "and no other (no directory named by part of a name)");
@@ -353,10 +419,13 @@ int main(int argc, char **argv) {
   vectors_past_ssize_max();
   make_dirs();
   deep_working_directory();
+  longest_working_directory();
+  CHECK(_ws_fs_openat(WS_AT_FDCWD, NULL, O_RDONLY, 0) == -EFAULT, "open of a NULL path is not EFAULT");
   symlink_expansion_limit();
   mount_point_busy();
   memory_mount();
   lock_contract();
+  lookup_again();
   if (failures != 0) {
     printf("core_calls: %d failures\n", failures);
     return 1;

@@ -7,7 +7,9 @@
 // written. Then the state is cleaned up with the host healthy, the mount must work again, and
 // the next k runs, until every host call of a healthy sequence has failed once. Last, a write,
 // a truncate and a lookup the host refuses must return the host's own errno, and a file the host
-// replaces between a lookup and the open must be described as opened. Natively on the core.
+// replaces between a lookup and the open must be described as opened. Last, the host calls that a
+// create, a stat, an open and an unlink make are counted, and a file made on the inode number of
+// a removed one must be itself. Natively on the core.
 //   host_failures HOST_DIR
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -157,9 +159,9 @@ static void host_errno_passed_on(void) {
   }
   // A lookup the host refuses: open(O_CREAT) of a new name gives the refusal, creates nothing.
   open_refused("/h/new", O_WRONLY | O_CREAT, 0, EPERM, "a lookup");
-  // A create the host refuses gives that refusal (the two calls before it are the lstats of the
-  // lookup and of its repeat under the directory's lock).
-  open_refused("/h/new", O_WRONLY | O_CREAT, 2, EPERM, "to create a file");
+  // A create the host refuses gives that refusal (the call before it is the lookup's lstat: its
+  // repeat under the directory's lock reuses the answer).
+  open_refused("/h/new", O_WRONLY | O_CREAT, 1, EPERM, "to create a file");
   // Opening an existing file for reading and writing fails with EMLINK: the file cannot be
   // opened at all (only EACCES and EROFS send the backend to try reading only).
   _ws_fs_close((int)_ws_fs_openat(WS_AT_FDCWD, "/h/existing", O_WRONLY | O_CREAT, 0644));
@@ -185,8 +187,118 @@ static void replaced_while_looked_up(void) {
   expect(fd >= 0 && t_size(fd) == 20 && t_pread(fd, got, sizeof got, 0) == 20 && memcmp(got, "twenty", 6) == 0,
          "a file replaced between the lookup and the open: the node does not describe the file opened");
   if (fd >= 0) _ws_fs_close(fd);
+  // The same for a truncate and a chmod by path: they apply to the file the name names now.
+  expect(_ws_write_file("/h/other", "another twenty bytes", 20, 0644) == 0, "cannot write /h/other");
+  atomic_store(&after_lstat, swap_in_other);
+  long truncated = _ws_fs_truncate("/h/swap", 7);
+  expect(truncated == 0 && t_lstat("/h/swap", &(ws_stat){0}) == 0, "truncate of a file replaced since its lookup failed");
+  expect(_ws_write_file("/h/other", "third", 5, 0644) == 0, "cannot write /h/other");
+  atomic_store(&after_lstat, swap_in_other);
+  long changed = _ws_fs_fchmodat(WS_AT_FDCWD, "/h/swap", 0600, 0);
+  atomic_store(&after_lstat, NULL);
+  ws_stat info = {0};
+  expect(changed == 0 && t_lstat("/h/swap", &info) == 0 && info.size == 5 && (info.mode & 0777) == 0600,
+         "chmod of a file replaced since its lookup did not change the file the name names");
   _ws_fs_unlinkat(WS_AT_FDCWD, "/h/swap", 0);
   _ws_fs_unlinkat(WS_AT_FDCWD, "/h/other", 0);
+}
+
+// Host calls made by one call through the mount, with none failing.
+static long host_calls(long result, long *calls) {
+  *calls = atomic_exchange(&attempts, 0);
+  return result;
+}
+
+// What each common call costs in host calls: a file is opened at its first use, not by a lookup
+// (a stat or an unlink opens nothing), and the lookup the core repeats under a directory's lock
+// reuses the walk's answer.
+static void host_calls_per_call(void) {
+  long created, closed, stated, opened, unlinked;
+  ws_stat info;
+  atomic_store(&attempts, 0);
+  int fd = (int)host_calls(_ws_fs_openat(WS_AT_FDCWD, "/h/c", O_WRONLY | O_CREAT | O_EXCL, 0644), &created);
+  host_calls(_ws_fs_close(fd), &closed);
+  long stat_result = host_calls(t_stat("/h/c", &info), &stated);
+  fd = (int)host_calls(_ws_fs_openat(WS_AT_FDCWD, "/h/c", O_RDONLY, 0), &opened);
+  _ws_fs_close(fd);
+  atomic_store(&attempts, 0);
+  long unlink_result = host_calls(_ws_fs_unlinkat(WS_AT_FDCWD, "/h/c", 0), &unlinked);
+  expect(fd >= 0 && stat_result == 0 && unlink_result == 0, "create, stat, open or unlink of /h/c failed");
+  // create: lstat (absent), open, fstat; stat: lstat; open: lstat, open, fstat; unlink: lstat, unlink.
+  if (created != 3 || closed != 1 || stated != 1 || opened != 3 || unlinked != 2) {
+    printf("host_failures: host calls per call: create %ld (3), close %ld (1), stat %ld (1), open %ld (3), unlink %ld (2)\n",
+           created, closed, stated, opened, unlinked);
+    failures++;
+  }
+}
+
+// A file removed on the host between the lookup's lstat and the open: open(O_CREAT) makes it
+// anew (the lookup is made again), as it would have had the removal come first.
+static void remove_vanish(int dir, const char *name) {
+  if (strcmp(name, "vanish") == 0) ws_prim_host_io.unlink(dir, "vanish");
+}
+
+static void removed_while_looked_up(void) {
+  expect(_ws_write_file("/h/vanish", "old", 3, 0644) == 0, "cannot write /h/vanish");
+  atomic_store(&after_lstat, remove_vanish);
+  int fd = (int)_ws_fs_openat(WS_AT_FDCWD, "/h/vanish", O_RDWR | O_CREAT, 0644);
+  atomic_store(&after_lstat, NULL);
+  expect(fd >= 0 && t_size(fd) == 0, "open(O_CREAT) of a file removed since its lookup did not make it anew");
+  if (fd >= 0) _ws_fs_close(fd);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/h/vanish", 0);
+}
+
+// A file made on the host between the lookup's lstat (absent) and the create: open(O_CREAT)
+// without O_EXCL opens it, as it would have had the file come first.
+static void make_appear(int dir, const char *name) {
+  if (strcmp(name, "appear") != 0) return;
+  int fd = ws_prim_host_io.open(dir, "appear", WS_HOST_READ_WRITE | WS_HOST_CREATE, 0644);
+  if (fd >= 0) ws_prim_host_io.pwrite(fd, "there", 5, 0), ws_prim_host_io.close(fd);
+}
+
+static void made_while_looked_up(void) {
+  atomic_store(&after_lstat, make_appear);
+  int fd = (int)_ws_fs_openat(WS_AT_FDCWD, "/h/appear", O_RDWR | O_CREAT, 0644);
+  atomic_store(&after_lstat, NULL);
+  expect(fd >= 0 && t_size(fd) == 5, "open(O_CREAT) of a file made on the host since its lookup did not open it");
+  if (fd >= 0) _ws_fs_close(fd);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/h/appear", 0);
+}
+
+// A host directory's link count follows the subdirectories made and removed through the mount
+// while its node lives (here, held open).
+static void directory_links(void) {
+  ws_stat info = {0};
+  expect(t_mkdir("/h/p", 0755) == 0, "cannot make /h/p");
+  int dir = (int)_ws_fs_openat(WS_AT_FDCWD, "/h/p", O_RDONLY | O_DIRECTORY, 0);
+  expect(dir >= 0 && t_mkdir("/h/p/q", 0755) == 0 && t_fstat(dir, &info) == 0 && info.nlink == 3,
+         "a subdirectory made: the parent's link count is not 3");
+  expect(_ws_fs_unlinkat(WS_AT_FDCWD, "/h/p/q", AT_REMOVEDIR) == 0 && t_fstat(dir, &info) == 0 && info.nlink == 2,
+         "a subdirectory removed: the parent's link count is not 2");
+  if (dir >= 0) _ws_fs_close(dir);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/h/p", AT_REMOVEDIR);
+}
+
+// A file that no call has opened is held by nothing on the host: once removed, its inode number
+// may name a new file (ext4 gives it to the next one). A node a lookup made of the removed file,
+// still referenced (by a stat on another thread, say), must not stand for the new file: creating
+// it with O_EXCL succeeds, and what is written is the new file's.
+static void inode_number_reused(void) {
+  for (int i = 0; i < 8; i++) {
+    ws_walk held;
+    if (_ws_write_file("/h/gone", "gone", 4, 0644) != 0 || _ws_walk_at(WS_AT_FDCWD, "/h/gone", 0, &held) != 0) {
+      expect(false, "cannot write and look up /h/gone");
+      return;
+    }
+    expect(_ws_fs_unlinkat(WS_AT_FDCWD, "/h/gone", 0) == 0, "cannot unlink /h/gone");
+    int fd = (int)_ws_fs_openat(WS_AT_FDCWD, "/h/new", O_RDWR | O_CREAT | O_EXCL, 0644);
+    ws_stat info = {0};
+    expect(fd >= 0 && _ws_fs_write(fd, "new file", 8) == 8 && t_fstat(fd, &info) == 0 && info.size == 8,
+           "a file made while a lookup's node of a removed file lives is not itself");
+    if (fd >= 0) _ws_fs_close(fd);
+    _ws_walk_done(&held);
+    _ws_fs_unlinkat(WS_AT_FDCWD, "/h/new", 0);
+  }
 }
 
 int main(int argc, char **argv) {
@@ -212,6 +324,11 @@ int main(int argc, char **argv) {
   }
   host_errno_passed_on();
   replaced_while_looked_up();
+  host_calls_per_call();
+  inode_number_reused();
+  removed_while_looked_up();
+  made_while_looked_up();
+  directory_links();
   if (round_number < needed) {
     printf("host_failures: only %ld of the %ld host calls of a healthy run were reached\n", round_number, needed);
     failures++;

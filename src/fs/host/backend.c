@@ -11,15 +11,22 @@
 // found as, wherever the host renames it, and nothing reached through the mount lies outside
 // the mounted directory, whatever the host (or a second mount of the same directory) swaps in.
 //
-// Nodes: one ws_node per host file (device and inode number) while anything references it,
+// Nodes: one ws_node per open host file (device and inode number) while anything references it,
 // found through a table keyed by that identity, so two opens of one file share its size and
-// locks. A regular file's host descriptor is opened when its node is made and closed with it.
+// locks. A regular file's host descriptor is opened at its first use (an open, a truncate, an
+// attribute change), not by the lookup that found it: a stat or an unlink opens nothing. Until
+// then the node keeps the name it was found as, and stays out of the table: nothing holds the
+// file, so once it is removed its inode number may name a new file. Opening checks that the
+// name still names the file and that no other node opened it meanwhile; if either fails the
+// call answers ESTALE, which the core answers by resolving the path again (as Linux does for
+// NFS). The descriptor is closed with the node.
 // A node keeps no name (link() is given the name the program used); a directory node keeps
 // its parent directory referenced, because the core's node->parent (for ".." and getcwd) must
 // not outlive what it points at, and follows renames and removals. Attributes are read from
 // the host when a node is made; later changes made behind the program's back (another process)
 // are not seen until the node is made again. chmod and utimensat are applied on the host first.
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,9 +42,11 @@ typedef struct host_node {
   host_id id;
   struct host_node *next;  // in the mount's table bucket
   ws_node *parent;         // directories: the one holding it (referenced); NULL: root, or removed
-  // Regular files: the host descriptor, or -errno: why it could not be opened. Directories:
-  // the held directory. Symlinks: -1.
+  // Regular files: the host descriptor, or UNOPENED. Directories: the held directory.
+  // Symlinks: -1.
   int fd;
+  ws_node *found_in;       // regular files not yet opened: the directory (referenced)...
+  char *found_as;          // ...and the name they were found as
   char *target;            // symlinks
   uint8_t *listing;        // directories: the snapshot readdir serves (see host_readdir)
   uint32_t *offsets;       // where each entry of `listing` starts
@@ -51,6 +60,8 @@ typedef struct host_mount {
   host_node **buckets;
   uint32_t mask, count;
 } host_mount;
+
+enum { UNOPENED = INT_MIN };  // a regular file's fd before its first use
 
 static host_mount *mount_of(const ws_node *node) { return node->mount->data; }
 static const ws_host_io *calls_of(const ws_node *node) { return mount_of(node)->calls; }
@@ -102,6 +113,12 @@ static ws_node *table_find(host_mount *hm, host_id id) {
   return NULL;
 }
 
+static void table_insert(host_mount *hm, host_node *hn) {
+  hn->next = *bucket(hm, hn->id);
+  *bucket(hm, hn->id) = hn;
+  if (++hm->count > hm->mask + 1) table_grow(hm);
+}
+
 static void table_remove(host_mount *hm, host_node *gone) {
   for (host_node **at = bucket(hm, gone->id); *at != NULL; at = &(*at)->next) {
     if (*at == gone) {
@@ -131,7 +148,7 @@ static uint64_t virtual_ino(const host_mount *hm, host_id id) {
 }
 
 // The node for host file `info` named `leaf` in `dir`: the live one, or a new one. `fd` is an
-// open descriptor for it (regular files; -1 to open one here), taken over or closed. `info`
+// open descriptor for it (regular files; -1: opened at its first use), taken over or closed. `info`
 // NULL: `fd` is a regular file just created or opened, whose attributes are read only once,
 // under the table's lock below.
 static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, int fd, ws_node **child) {
@@ -155,10 +172,11 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
   ws_node *node = _ws_node_new(dir->mount, info != NULL ? info->mode : S_IFREG);
   host_node *hn = calloc(1, sizeof *hn);
   int error = node == NULL || hn == NULL ? -ENOMEM : 0;
-  if (error == 0 && type == S_IFREG && fd < 0) {
-    fd = host->open(held(dir), leaf, WS_HOST_READ_WRITE, 0);
-    if (fd == -EACCES || fd == -EROFS) fd = host->open(held(dir), leaf, WS_HOST_READ_ONLY, 0);
-    // A file that cannot be opened still has attributes; opening it reports why (_ws_host_open).
+  if (error == 0 && type == S_IFREG && fd < 0) {  // opened at its first use (open_found)
+    fd = UNOPENED;
+    if ((hn->found_as = strdup(leaf)) == NULL) error = -ENOMEM;
+    hn->found_in = dir;
+    _ws_node_ref(dir);
   }
   if (error == 0 && type == S_IFDIR && (fd = host->open_dir(held(dir), leaf)) < 0) error = fd;
   if (error == 0 && type == S_IFLNK) {
@@ -175,6 +193,8 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
     if (fd >= 0) host->close(fd);
     if (hn != NULL) {
       _ws_node_unref(hn->parent);
+      _ws_node_unref(hn->found_in);
+      free(hn->found_as);
       free(hn->target);
     }
     free(hn);
@@ -211,11 +231,7 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
   hn->id = id_of(&now);
   node->ino = virtual_ino(hm, hn->id);
   node->data = hn;
-  if (raced == NULL) {
-    hn->next = *bucket(hm, hn->id);
-    *bucket(hm, hn->id) = hn;
-    if (++hm->count > hm->mask + 1) table_grow(hm);
-  }
+  if (raced == NULL && hn->fd != UNOPENED) table_insert(hm, hn);
   pthread_mutex_unlock(&hm->table_lock);
   if (raced != NULL) {
     _ws_node_unref(node);  // not in the table: its release frees what it holds
@@ -324,19 +340,20 @@ static void set_parent(host_mount *hm, host_id id, ws_node *parent) {
   _ws_node_unref(node);
 }
 
-int _ws_host_unlink(ws_node *dir, const char *name, size_t length) {
+// The core found `node` under the name (under the directory's lock): unlink or rmdir by its
+// type, without asking the host first. If the host swapped the entry meanwhile, the host refuses
+// the wrong call (EISDIR, ENOTDIR).
+int _ws_host_unlink(ws_node *dir, const char *name, size_t length, ws_node *node) {
   const ws_host_io *host = calls_of(dir);
   char leaf[WS_NAME_MAX + 1];
-  ws_host_stat info;
   int error = leaf_of(name, length, leaf);
-  if (error == 0) error = host->lstat(held(dir), leaf, &info);
   if (error != 0) return error;
-  bool is_dir = (info.mode & S_IFMT) == S_IFDIR;
+  bool is_dir = node->type == S_IFDIR;
   error = is_dir ? host->rmdir(held(dir), leaf) : host->unlink(held(dir), leaf);
   if (error != 0) return error;
   if (is_dir) {
     dir->nlink--;
-    set_parent(mount_of(dir), id_of(&info), NULL);
+    set_parent(mount_of(dir), ((host_node *)node->data)->id, NULL);
   }
   return 0;
 }
@@ -428,14 +445,63 @@ int _ws_host_readlink(ws_node *link, char *buffer, size_t size) {
   return (int)length;
 }
 
-// A node's host descriptor (a regular file's, or -errno: why it could not be opened).
-static int file_fd(ws_node *file) { return ((host_node *)file->data)->fd; }
+// Opens regular file `file` (its lock held for writing) by the name it was found as, checks that
+// the name still names it, and enters it in the table: -ESTALE if the host removed or replaced
+// it since, or another node opened it (the core then resolves the path again). Opened for
+// reading only where the host refuses writing.
+static int open_found(ws_node *file) {
+  host_node *hn = file->data;
+  host_mount *hm = mount_of(file);
+  const ws_host_io *host = hm->calls;
+  ws_node *left = NULL, *other = NULL;
+  pthread_mutex_lock(&hm->table_lock);
+  int fd = hn->fd;
+  if (fd == UNOPENED) {  // else an earlier use opened it
+    fd = host->open(held(hn->found_in), hn->found_as, WS_HOST_READ_WRITE, 0);
+    if (fd == -EACCES || fd == -EROFS) fd = host->open(held(hn->found_in), hn->found_as, WS_HOST_READ_ONLY, 0);
+    ws_host_stat now;
+    int error = fd < 0 ? fd : host->fstat(fd, &now);
+    if (error == 0 && ((now.mode & S_IFMT) != S_IFREG || !same_id(id_of(&now), hn->id))) error = -ESTALE;
+    if (error == -ENOENT || error == -ELOOP || error == -EISDIR) error = -ESTALE;  // gone, or not a file now
+    // Another node opened this file meanwhile (two nodes for one file would keep two sizes and
+    // two sets of locks): the core's next walk finds that one.
+    if (error == 0 && (other = table_find(hm, hn->id)) != NULL) error = -ESTALE;
+    if (error == 0) {
+      // Newer than the lookup's: a node of this file released since may have written after it.
+      copy_attributes(file, &now);
+      left = hn->found_in;
+      free(hn->found_as);
+      hn->found_in = NULL;
+      hn->found_as = NULL;
+      __atomic_store_n(&hn->fd, fd, __ATOMIC_RELEASE);
+      table_insert(hm, hn);
+    } else {
+      if (fd >= 0) host->close(fd);
+      fd = error;
+    }
+  }
+  pthread_mutex_unlock(&hm->table_lock);
+  _ws_node_unref(left);
+  _ws_node_unref(other);
+  return fd;
+}
 
-// An open() that would succeed in the core fails here if the host refused the file (EACCES;
-// EBUSY when another tab holds an OPFS file).
+// A node's host descriptor, or -errno. A regular file not yet opened is opened here: every use
+// that may come first (open, truncate, the attribute changes) holds the node's lock for writing.
+static int file_fd(ws_node *file) {
+  int fd = __atomic_load_n(&((host_node *)file->data)->fd, __ATOMIC_ACQUIRE);
+  return fd != UNOPENED ? fd : open_found(file);
+}
+
+// An open() that would succeed in the core fails here if the host refuses the file (EACCES;
+// EBUSY when another tab holds an OPFS file), or replaced it since the lookup (ESTALE).
 int _ws_host_open(ws_node *node, int flags) {
   (void)flags;
-  return node->type == S_IFREG ? (file_fd(node) < 0 ? file_fd(node) : 0) : 0;
+  if (node->type != S_IFREG) return 0;
+  ws_rwlock_write(&node->lock);
+  int fd = file_fd(node);
+  ws_rwlock_unlock(&node->lock);
+  return fd < 0 ? fd : 0;
 }
 
 int64_t _ws_host_read(ws_node *file, void *buffer, size_t length, uint64_t offset) {
@@ -522,6 +588,8 @@ void _ws_host_release(ws_node *node) {
   pthread_mutex_unlock(&hm->table_lock);
   if (hn->fd >= 0) host->close(hn->fd);
   _ws_node_unref(hn->parent);
+  _ws_node_unref(hn->found_in);
+  free(hn->found_as);
   free(hn->target);
   free(hn->listing);
   free(hn->offsets);

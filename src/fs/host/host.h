@@ -16,7 +16,7 @@ int _ws_host_create(ws_node *dir, const char *name, size_t length, uint32_t mode
                    ws_node **child);
 int _ws_host_link(ws_node *dir, const char *name, size_t length, ws_node *node, ws_node *from_dir, const char *from,
                  size_t from_length);
-int _ws_host_unlink(ws_node *dir, const char *name, size_t length);
+int _ws_host_unlink(ws_node *dir, const char *name, size_t length, ws_node *node);
 int _ws_host_rename(ws_node *from_dir, const char *from, size_t from_length, ws_node *to_dir, const char *to,
                    size_t to_length);
 int _ws_host_readdir(ws_node *dir, uint64_t cookie, ws_dirent *entry, uint64_t *next);

@@ -96,7 +96,8 @@ static int memory_link(ws_node *dir, const char *name, size_t length, ws_node *n
   return add_entry(dir, name, length, node);
 }
 
-static int memory_unlink(ws_node *dir, const char *name, size_t length) {
+static int memory_unlink(ws_node *dir, const char *name, size_t length, ws_node *found) {
+  (void)found;  // the entry itself says what it holds
   ws_node *node = _ws_mem_dir_take(dir->data, name, length);
   if (node == NULL) return -ENOENT;
   if (ws_is_dir(node)) dir->nlink--;

@@ -362,10 +362,13 @@ mergeInto(LibraryManager.library, {
         return 0;
       },
       unlink: async function(r) {
-        var path = text(r.path), entry = await entryAt(path);
-        if (entry.kind !== 'file') throw failure(E.EISDIR);
-        if (byPath.has(path)) await setAside(byPath.get(path));
-        else await (await dirAt(parentOf(path))).removeEntry(leafOf(path));
+        var path = text(r.path);
+        if (byPath.has(path)) {  // a file this worker holds a handle on: nobody else can replace it
+          await setAside(byPath.get(path));
+        } else {
+          if ((await entryAt(path)).kind !== 'file') throw failure(E.EISDIR);
+          await (await dirAt(parentOf(path))).removeEntry(leafOf(path));
+        }
         inos.delete(path);
         return 0;
       },
