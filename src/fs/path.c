@@ -35,7 +35,8 @@ static int lookup_child(ws_node *dir, const char *name, size_t length, ws_node *
   ws_rwlock_unlock(&dir->lock);
   ws_node *found = error == 0 ? *child : NULL;
   if (error == 0) *child = _ws_mount_traverse(*child);
-  if (walk != NULL && (error == 0 || error == -ENOENT) && (error != 0 || *child == found)) {
+  bool backends_own = error == -ENOENT || (error == 0 && *child == found);  // no mount over it
+  if (walk != NULL && backends_own) {
     walk->answered = true;
     walk->changes_seen = changes;
   }

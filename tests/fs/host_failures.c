@@ -170,6 +170,22 @@ static void host_errno_passed_on(void) {
   _ws_fs_unlinkat(WS_AT_FDCWD, "/h/e", 0);
 }
 
+// open() of `path` with the host changed by `hook` once the lookup's lstat has answered.
+static int open_across(void (*hook)(int, const char *), const char *path, int flags) {
+  atomic_store(&after_lstat, hook);
+  int fd = (int)_ws_fs_openat(WS_AT_FDCWD, path, flags, 0644);
+  atomic_store(&after_lstat, NULL);  // (if no lstat ran it)
+  return fd;
+}
+
+// open(O_CREAT) of `path` across `hook` must open a file of `size` bytes; then it is removed.
+static void create_across(void (*hook)(int, const char *), const char *path, long size, const char *what) {
+  int fd = open_across(hook, path, O_RDWR | O_CREAT);
+  expect(fd >= 0 && t_size(fd) == size, what);
+  if (fd >= 0) _ws_fs_close(fd);
+  _ws_fs_unlinkat(WS_AT_FDCWD, path, 0);
+}
+
 // A file replaced on the host between the lookup's lstat and the backend's open of it: the node
 // describes the file it opened (its size), not the one the lstat saw.
 static void swap_in_other(int dir, const char *name) {
@@ -180,9 +196,7 @@ static void replaced_while_looked_up(void) {
   expect(_ws_write_file("/h/swap", "ten bytes!", 10, 0644) == 0 &&
              _ws_write_file("/h/other", "twenty bytes, longer", 20, 0644) == 0,
          "cannot write /h/swap and /h/other");
-  atomic_store(&after_lstat, swap_in_other);
-  int fd = (int)_ws_fs_openat(WS_AT_FDCWD, "/h/swap", O_RDONLY, 0);
-  atomic_store(&after_lstat, NULL);
+  int fd = open_across(swap_in_other, "/h/swap", O_RDONLY);
   char got[32] = {0};
   expect(fd >= 0 && t_size(fd) == 20 && t_pread(fd, got, sizeof got, 0) == 20 && memcmp(got, "twenty", 6) == 0,
          "a file replaced between the lookup and the open: the node does not describe the file opened");
@@ -240,12 +254,7 @@ static void remove_vanish(int dir, const char *name) {
 
 static void removed_while_looked_up(void) {
   expect(_ws_write_file("/h/vanish", "old", 3, 0644) == 0, "cannot write /h/vanish");
-  atomic_store(&after_lstat, remove_vanish);
-  int fd = (int)_ws_fs_openat(WS_AT_FDCWD, "/h/vanish", O_RDWR | O_CREAT, 0644);
-  atomic_store(&after_lstat, NULL);
-  expect(fd >= 0 && t_size(fd) == 0, "open(O_CREAT) of a file removed since its lookup did not make it anew");
-  if (fd >= 0) _ws_fs_close(fd);
-  _ws_fs_unlinkat(WS_AT_FDCWD, "/h/vanish", 0);
+  create_across(remove_vanish, "/h/vanish", 0, "open(O_CREAT) of a file removed since its lookup did not make it anew");
 }
 
 // A file made on the host between the lookup's lstat (absent) and the create: open(O_CREAT)
@@ -257,12 +266,7 @@ static void make_appear(int dir, const char *name) {
 }
 
 static void made_while_looked_up(void) {
-  atomic_store(&after_lstat, make_appear);
-  int fd = (int)_ws_fs_openat(WS_AT_FDCWD, "/h/appear", O_RDWR | O_CREAT, 0644);
-  atomic_store(&after_lstat, NULL);
-  expect(fd >= 0 && t_size(fd) == 5, "open(O_CREAT) of a file made on the host since its lookup did not open it");
-  if (fd >= 0) _ws_fs_close(fd);
-  _ws_fs_unlinkat(WS_AT_FDCWD, "/h/appear", 0);
+  create_across(make_appear, "/h/appear", 5, "open(O_CREAT) of a file made on the host since its lookup did not open it");
 }
 
 // A host directory's link count follows the subdirectories made and removed through the mount
