@@ -8,11 +8,14 @@
 // operation: malloc, free, realloc, a thread's heap being torn down):
 //   - atomic read-modify-writes (exchange, compare-exchange, fetch-and-op), failed ones too;
 //   - writes to a cache line of the allocator's own data (heaps, page descriptors, lists,
-//     counters) whose last write came from another thread (a plain or atomic store, or a
-//     read-modify-write): each one moves the line between cores on real hardware, so the count
-//     is the same on 2 cores as on 16. Writes into blocks (the free-list links) are counted
-//     apart: the program's own writes to its blocks are not seen, so for them "another thread
-//     wrote last" only means that a block passed between threads, as the program passes them;
+//     counters) whose last write came from another thread that is still running (a plain or
+//     atomic store, or a read-modify-write): each one moves the line between cores on real
+//     hardware, so the count is the same on 2 cores as on 16. A line an exited thread wrote
+//     last (its heap's, taken over by a new thread) moves once, as any memory does when first
+//     touched by another core, and is not counted. Writes into blocks (the free-list links)
+//     are counted apart: the program's own writes to its blocks are not seen, so for them
+//     "another thread wrote last" (running or not) only means that a block passed between
+//     threads, as the program passes them;
 //   - whether the operation stayed on its fast path: it called no other non-inlined function
 //     of the allocator (the fast paths are inline in api.c; every slow path is out of line).
 // The counts do not depend on timing except through the interleaving itself, so they mean
@@ -23,6 +26,7 @@
 // calls bench_repetition_starts as each begins, so a run with a warm-up counts what the
 // benchmark times, after start-up. bench/runner/contention.mjs reads it.
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,6 +52,12 @@ static struct {
   char pad[128 - sizeof(counts) % 128];
 } per_thread[MAX_THREADS];
 static _Atomic uint32_t threads_seen;
+static _Atomic bool exited[MAX_THREADS];  // by thread number
+static pthread_key_t exit_key;            // its destructor marks the thread exited
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void mark_exited(void *id) { atomic_store(&exited[(uintptr_t)id], true); }
+static void make_exit_key(void) { pthread_key_create(&exit_key, mark_exited); }
 
 // The last writer of each cache line, by a hash of its address: (line << 8) | thread. A
 // collision forgets the other line's writer, which can only undercount.
@@ -68,6 +78,8 @@ static counts *mine(void) {
       fprintf(stderr, "contention: more than %d threads\n", MAX_THREADS - 1);
       abort();
     }
+    pthread_once(&exit_key_once, make_exit_key);
+    pthread_setspecific(exit_key, (void *)(uintptr_t)me.id);
   }
   return &per_thread[me.id].c;
 }
@@ -83,13 +95,14 @@ static void note_write(const volatile void *address) {
   uint64_t line = (uint64_t)(uintptr_t)address >> LINE_SHIFT;
   uint64_t slot = (line * 0x9e3779b97f4a7c15ull) >> (64 - TABLE_BITS);
   uint64_t before = atomic_exchange_explicit(&last_writer[slot], (line << 8) | me.id, memory_order_relaxed);
-  bool passed = before >> 8 == line && (before & 0xff) != me.id;
+  uint32_t writer = (uint32_t)(before & 0xff);
+  bool passed = before >> 8 == line && writer != me.id;
   if (in_block(address)) {
     me.block_links++;
     me.block_links_passed += passed;
   } else {
     me.writes++;
-    me.shared += passed;
+    me.shared += passed && !atomic_load(&exited[writer]);
   }
 }
 

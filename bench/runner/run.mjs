@@ -24,7 +24,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 // Wasm programs in their toolchain's folder (Makefile: WASM_BUILD), native ones in build/.
 const PROGRAM_DIR = path.join(wasmBuildDir(), 'bench');
 const NATIVE_DIR = path.join(ROOT, 'build', 'bench');
-const TIMEOUT_MS = 180_000;
+// A program's time limit: a full run's slowest configurations take about a minute; a quick
+// run's, seconds, so a hung peer there costs the suite a minute, not three.
+const TIMEOUT_MS = { full: 180_000, quick: 60_000 };
 
 function parseArgs(argv) {
   const options = { quick: false, hosts: HOSTS, only: null, fs: null, threads: THREAD_COUNTS, out: path.join(ROOT, 'bench', 'results') };
@@ -98,7 +100,7 @@ export async function runSuite(options) {
           if (!fs.existsSync(files.program)) throw new Error(`${files.program} is missing: run 'make programs' first`);
           const args = [`--variant=${config.variant}`, `--threads=${config.threads}`, `--reps=${reps}`,
                         `--warmup=${warmup}`, `--scale=${config.scale}`, ...(config.dir ? [`--dir=${config.dir}`] : [])];
-          const result = await host.run(files.program, args, { timeoutMs: TIMEOUT_MS, preload: nativePreload(config.malloc, ROOT) });
+          const result = await host.run(files.program, args, { timeoutMs: TIMEOUT_MS[options.quick ? 'quick' : 'full'], preload: nativePreload(config.malloc, ROOT) });
           const runRecords = toRecords(config, hostName, round, parseOutput(result.lines, result.exitCode),
                                        files.wasm ? fs.statSync(files.wasm).size : null, knownIssue);
           records.push(...runRecords);

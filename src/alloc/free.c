@@ -1,10 +1,10 @@
 // Freeing. A block of a run owned by the calling thread's heap goes straight back on the run's
 // free list (no lock, no atomic read-modify-write). A block of another heap's run is kept by
 // the calling thread's heap to hand out again (kept.c), up to a bound; past it, it is pushed
-// onto that run's atomic thread_free list. A full run is off its heap's lists, so its owner
-// would not look at it: the first remote free into it goes to the owning heap's delayed_free
-// list instead, which brings the run back. Owners collect both lazily, on their allocation
-// slow path.
+// onto that run's atomic list of remote frees (ws_thread_free). A full run is off its heap's
+// lists, so its owner would not look at it: the first remote free into it goes to the owning
+// heap's delayed_free list instead, which brings the run back. Owners collect both lazily, on
+// their allocation slow path.
 #include "internal.h"
 
 // ----- the owner's side ----------------------------------------------------------------------
@@ -57,7 +57,7 @@ static void unfull(ws_heap *heap, ws_page *run) {
   _ws_full_queue_remove(heap, run);
   run->waited = false;
   // No notice is needed any more (a remote freer may have taken the flag down already).
-  atomic_fetch_and_explicit(&run->thread_free, ~WS_NOTIFY_OWNER, memory_order_acq_rel);
+  atomic_fetch_and_explicit(ws_thread_free(run), ~WS_NOTIFY_OWNER, memory_order_acq_rel);
   _ws_queue_insert_second(heap, run);
 }
 
@@ -95,9 +95,10 @@ void _ws_run_collect(ws_page *run) {
   if (run->in_full) return;  // its blocks come back through the delayed list first
   // Looked at before it is taken: the slow path asks every run it passes, and with no remote
   // frees (the common case) a plain load spares an atomic read-modify-write each time.
-  if (atomic_load_explicit(&run->thread_free, memory_order_relaxed) == 0) return;
+  _Atomic uintptr_t *pending = ws_thread_free(run);
+  if (atomic_load_explicit(pending, memory_order_relaxed) == 0) return;
   // Empty if a borrower (steal.c) took the list since the load: then nothing moves.
-  ws_block *list = (ws_block *)atomic_exchange_explicit(&run->thread_free, 0, memory_order_acquire);
+  ws_block *list = (ws_block *)atomic_exchange_explicit(pending, 0, memory_order_acquire);
   uint32_t count = 0;
   while (list != NULL) {
     ws_block *next = list->next;
@@ -143,12 +144,13 @@ static void push_delayed(ws_heap *owner, ws_block *block) {
 }
 
 void _ws_free_remote(ws_page *run, ws_block *block) {
-  uintptr_t head = atomic_load_explicit(&run->thread_free, memory_order_relaxed);
+  _Atomic uintptr_t *pending = ws_thread_free(run);
+  uintptr_t head = atomic_load_explicit(pending, memory_order_relaxed);
   for (;;) {
     if (head & WS_NOTIFY_OWNER) {
       // The run is full and off its heap's lists. The one freer that clears the flag tells
       // the owner by handing it this block; everyone after that uses the run's list again.
-      if (atomic_compare_exchange_weak_explicit(&run->thread_free, &head, head & ~WS_NOTIFY_OWNER,
+      if (atomic_compare_exchange_weak_explicit(pending, &head, head & ~WS_NOTIFY_OWNER,
                                                 memory_order_acq_rel, memory_order_relaxed)) {
         ws_heap *owner = atomic_load_explicit(&run->owner, memory_order_acquire);
         // Handed over meanwhile: the orphanage never takes in a delayed list, so the block goes
@@ -162,7 +164,7 @@ void _ws_free_remote(ws_page *run, ws_block *block) {
       continue;
     }
     block->next = (ws_block *)head;
-    if (atomic_compare_exchange_weak_explicit(&run->thread_free, &head, (uintptr_t)block,
+    if (atomic_compare_exchange_weak_explicit(pending, &head, (uintptr_t)block,
                                               memory_order_release, memory_order_relaxed)) {
       if (head == 0) _ws_note_pending_list(__atomic_load_n(&run->size_class, __ATOMIC_RELAXED));
       return;

@@ -90,7 +90,7 @@ typedef enum ws_page_kind {
   WS_PAGE_MAP,          // a page of page-map descriptors, taken from the pool (never freed)
 } ws_page_kind;
 
-// thread_free holds a list of blocks freed by other threads; its low bit is a flag.
+// A run's list of blocks freed by other threads (ws_thread_free) has a flag in its low bit.
 #define WS_NOTIFY_OWNER ((uintptr_t)1)  // run is full: the next remote free must tell the owner heap
 
 struct ws_heap;
@@ -120,17 +120,20 @@ typedef struct ws_page {
     };
   };
   ws_block *free;               // runs and stand-ins: the owner's free list
-  _Atomic uintptr_t thread_free;  // runs: blocks freed by other threads, | WS_NOTIFY_OWNER
   _Atomic(struct ws_heap *) owner;  // runs: the heap that allocates from this run
-  struct ws_page *next, *prev;  // runs and stand-ins: their heap's class or full queue, or the
-                                // orphans; a free span's head: its bin
   // Runs and stand-ins: blocks handed out by the owner since they were last added to its heap's
   // per-class statistics (_ws_run_fold_counts), and `used` then. The blocks taken back meanwhile
   // follow from the two, so freeing counts nothing; counting here, on the line the allocation
   // fast path writes anyway, spares it a store into the heap's arrays.
   uint64_t allocations;
   uint32_t used_at_fold;
+  // Above: every field the fast paths write, within the first cache line also where pointers
+  // are 8 bytes. Below: what only slow paths write.
+  struct ws_page *next, *prev;  // runs and stand-ins: their heap's class or full queue, or the
+                                // orphans; a free span's head: its bin
 } __attribute__((aligned(WS_CACHE_LINE))) ws_page;
+_Static_assert(offsetof(ws_page, used_at_fold) + sizeof(uint32_t) <= WS_CACHE_LINE,
+               "the fields the fast paths write share the descriptor's first cache line");
 #ifdef __EMSCRIPTEN__
 _Static_assert(sizeof(ws_page) == WS_CACHE_LINE, "a page descriptor fills one cache line");
 #endif
@@ -294,6 +297,20 @@ static inline ws_page *ws_page_of(const void *p) {
 static inline ws_page *ws_span_of(const void *p) {
   ws_page *page = ws_page_of(p);
   return page ? page->head : NULL;
+}
+
+// A run's blocks freed by other threads wait on a list (| WS_NOTIFY_OWNER) whose head is kept
+// apart from the run's descriptor: the owner's fast paths write the descriptor's cache line,
+// and a remote free's push onto that line would take it from the owner's core at every such
+// free, and the owner's next malloc or free take it back. The heads of WS_REMOTE_HEADS_PAGES
+// consecutive pages fill one page of memory, taken with the page map's chunks (pagemap.c);
+// a page that heads no run has an empty list. Runs only: a stand-in (kept.c) has no page.
+#define WS_REMOTE_HEADS_PAGES (WS_PAGE_SIZE / sizeof(uintptr_t))
+extern _Atomic uintptr_t *_ws_remote_heads[WS_WINDOW_PAGES / WS_REMOTE_HEADS_PAGES];
+static inline _Atomic uintptr_t *ws_thread_free(const ws_page *run) {
+  _Atomic uintptr_t *head = &_ws_remote_heads[run->index / WS_REMOTE_HEADS_PAGES][run->index % WS_REMOTE_HEADS_PAGES];
+  ws_prim_see_memory(head, sizeof *head);  // its page may be memory another thread just grew
+  return head;
 }
 
 static inline unsigned char *ws_page_address(const ws_page *page) {

@@ -95,7 +95,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) 
   WS_COUNTER_SET(run->used_at_fold, 0);
   run->in_full = false;
   run->waited = false;
-  atomic_store_explicit(&run->thread_free, 0, memory_order_relaxed);
+  atomic_store_explicit(ws_thread_free(run), 0, memory_order_relaxed);
   atomic_store_explicit(&run->owner, heap, memory_order_release);
   // Thread the free list through the blocks, lowest address first.
   unsigned char *base = ws_page_address(run);
@@ -122,7 +122,7 @@ _Static_assert(256 % WS_SURPLUS_EVERY == 0 && 256 % WS_PASSED_SURPLUS_EVERY == 0
 // While full, remote frees go to the heap's delayed list, so the owner hears of them.
 static bool try_mark_full(ws_heap *heap, ws_page *run) {
   uintptr_t expected = 0;
-  if (!atomic_compare_exchange_strong_explicit(&run->thread_free, &expected, WS_NOTIFY_OWNER,
+  if (!atomic_compare_exchange_strong_explicit(ws_thread_free(run), &expected, WS_NOTIFY_OWNER,
                                                memory_order_acq_rel, memory_order_acquire)) {
     return false;
   }
@@ -138,7 +138,7 @@ static void collect_all_classes(ws_heap *heap, unsigned except) {
     for (ws_page *run = heap->avail[size_class], *next; run != &_ws_empty_run && run != NULL; run = next) {
       next = run->next;
       if (ws_is_stand_in(run)) continue;
-      if (run->free != NULL || atomic_load_explicit(&run->thread_free, memory_order_relaxed) != 0) {
+      if (run->free != NULL || atomic_load_explicit(ws_thread_free(run), memory_order_relaxed) != 0) {
         _ws_run_collect(run);
         _ws_run_release_if_empty(heap, run);
       }

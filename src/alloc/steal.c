@@ -1,10 +1,10 @@
-// Reusing pending remote frees. Blocks freed by other threads wait on their run's thread_free
-// list until the owner collects them, which it does only on its own slow path. An owner that
-// is not allocating (descheduled: the usual case with more threads than cores) strands them
-// while the threads that are allocating take fresh memory. So before taking a run from the
-// pool, a heap looks for a run of the class it needs with pending frees and takes the whole
-// list (one atomic compare-and-swap; the owner's collection is the same operation, so exactly
-// one of them gets it).
+// Reusing pending remote frees. Blocks freed by other threads wait on their run's list
+// (ws_thread_free) until the owner collects them, which it does only on its own slow path. An
+// owner that is not allocating (descheduled: the usual case with more threads than cores)
+// strands them while the threads that are allocating take fresh memory. So before taking a run
+// from the pool, a heap looks for a run of the class it needs with pending frees and takes the
+// whole list (one atomic compare-and-swap; the owner's collection is the same operation, so
+// exactly one of them gets it).
 //
 // The blocks stay their run's: the owner still counts them as in use, and when freed again
 // they go back to it like any remote free. The heap serves them as kept blocks (kept.c).
@@ -12,7 +12,8 @@
 
 // Takes the pending list of `run` if it is a run of `size_class` another heap owns.
 static ws_block *take_pending(ws_heap *heap, ws_page *run, unsigned size_class) {
-  uintptr_t list = atomic_load_explicit(&run->thread_free, memory_order_relaxed);
+  _Atomic uintptr_t *pending = ws_thread_free(run);
+  uintptr_t list = atomic_load_explicit(pending, memory_order_relaxed);
   // Zero: nothing pending (or not a run head at all: only run heads ever get a list).
   // The flag: a full run whose next free must reach its owner; leave that protocol alone.
   if (list == 0 || (list & WS_NOTIFY_OWNER) != 0) return NULL;
@@ -23,7 +24,7 @@ static ws_block *take_pending(ws_heap *heap, ws_page *run, unsigned size_class) 
   // borrowed blocks would keep them from emptying (test_large_hole).
   ws_prim_see_memory(owner, sizeof *owner);
   if (atomic_load_explicit(&owner->state, memory_order_relaxed) == WS_HEAP_ABANDONED) return NULL;
-  if (!atomic_compare_exchange_strong_explicit(&run->thread_free, &list, 0, memory_order_acquire,
+  if (!atomic_compare_exchange_strong_explicit(pending, &list, 0, memory_order_acquire,
                                                memory_order_relaxed)) {
     return NULL;
   }
@@ -33,10 +34,10 @@ static ws_block *take_pending(ws_heap *heap, ws_page *run, unsigned size_class) 
   if (__atomic_load_n(&run->size_class, __ATOMIC_RELAXED) != size_class) {
     ws_block *last = (ws_block *)list;
     while (last->next != NULL) last = last->next;
-    uintptr_t head = atomic_load_explicit(&run->thread_free, memory_order_relaxed);
+    uintptr_t head = atomic_load_explicit(pending, memory_order_relaxed);
     do {
       last->next = (ws_block *)(head & ~WS_NOTIFY_OWNER);
-    } while (!atomic_compare_exchange_weak_explicit(&run->thread_free, &head, list | (head & WS_NOTIFY_OWNER),
+    } while (!atomic_compare_exchange_weak_explicit(pending, &head, list | (head & WS_NOTIFY_OWNER),
                                                     memory_order_release, memory_order_relaxed));
     return NULL;
   }

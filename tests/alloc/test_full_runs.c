@@ -107,7 +107,7 @@ static void delayed_block_of_a_handed_over_run(void) {
   _ws_orphan_run(heap, run, &batch);
   _ws_hand_over(batch);
   _ws_collect_delayed(heap);
-  CHECK(atomic_load(&run->thread_free) == (uintptr_t)block);  // the new owner collects it
+  CHECK(atomic_load(ws_thread_free(run)) == (uintptr_t)block);  // the new owner collects it
   CHECK(run->free != block && run->free->next != block);
 }
 
