@@ -113,6 +113,15 @@ static ws_node *table_find(host_mount *hm, host_id id) {
   return NULL;
 }
 
+// Whether a node of host file `id` is listed: with table_find's NULL, one on its way out, whose
+// writes have all ended.
+static bool table_lists(host_mount *hm, host_id id) {
+  for (host_node *hn = *bucket(hm, id); hn != NULL; hn = hn->next) {
+    if (same_id(hn->id, id)) return true;
+  }
+  return false;
+}
+
 static void table_insert(host_mount *hm, host_node *hn) {
   hn->next = *bucket(hm, hn->id);
   *bucket(hm, hn->id) = hn;
@@ -209,8 +218,13 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
   // may have written after it (its writes end before its count reaches zero), and the name
   // may since name another file, which is the one `fd` holds.
   ws_host_stat now, probe;
+  ws_node *raced = NULL;
   bool read_here = info == NULL;
   if (read_here && (error = host->fstat(fd, &now)) == 0 && (now.mode & S_IFMT) != S_IFREG) error = -EIO;
+  if (!read_here) now = *info;
+  if (error == 0) raced = table_find(hm, id_of(&now));
+  // A node of this file on its way out may have appended after the fstat above: read again.
+  if (error == 0 && read_here && raced == NULL && table_lists(hm, id_of(&now))) error = host->fstat(fd, &now);
   if (error != 0) {
     pthread_mutex_unlock(&hm->table_lock);
     host->close(fd);
@@ -218,8 +232,6 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
     _ws_node_unref(node);
     return error;
   }
-  if (!read_here) now = *info;
-  ws_node *raced = table_find(hm, id_of(&now));
   while (!read_here && raced == NULL && hn->fd >= 0 && host->fstat(hn->fd, &probe) == 0 &&
          (probe.mode & S_IFMT) == type) {
     bool same = same_id(id_of(&probe), id_of(&now));
@@ -456,6 +468,12 @@ static int open_found(ws_node *file) {
   ws_node *left = NULL, *other = NULL;
   pthread_mutex_lock(&hm->table_lock);
   int fd = hn->fd;
+  // Another node opened this file meanwhile (two nodes for one file would keep two sizes and
+  // two sets of locks): the core's next walk finds that one. Asked before the size is read: a
+  // node of the file on its way out (count zero, not yet removed) has ended its writes, so the
+  // fstat below sees them; read first, the size could miss that node's last append, and this
+  // node's next append would overwrite it.
+  if (fd == UNOPENED && (other = table_find(hm, hn->id)) != NULL) fd = -ESTALE;
   if (fd == UNOPENED) {  // else an earlier use opened it
     fd = host->open(held(hn->found_in), hn->found_as, WS_HOST_READ_WRITE, 0);
     if (fd == -EACCES || fd == -EROFS) fd = host->open(held(hn->found_in), hn->found_as, WS_HOST_READ_ONLY, 0);
@@ -463,9 +481,6 @@ static int open_found(ws_node *file) {
     int error = fd < 0 ? fd : host->fstat(fd, &now);
     if (error == 0 && ((now.mode & S_IFMT) != S_IFREG || !same_id(id_of(&now), hn->id))) error = -ESTALE;
     if (error == -ENOENT || error == -ELOOP || error == -EISDIR) error = -ESTALE;  // gone, or not a file now
-    // Another node opened this file meanwhile (two nodes for one file would keep two sizes and
-    // two sets of locks): the core's next walk finds that one.
-    if (error == 0 && (other = table_find(hm, hn->id)) != NULL) error = -ESTALE;
     if (error == 0) {
       // Newer than the lookup's: a node of this file released since may have written after it.
       copy_attributes(file, &now);
