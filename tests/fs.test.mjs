@@ -143,7 +143,7 @@ test('out of memory, one allocation at a time: every call of a sequence (host mo
   expectOutput(run(core('out_of_memory', 'undefined'), [hostDir]), /out_of_memory: \d+ allocations failed one at a time, every call answered 0 or an errno/);
 });
 
-test('the host failing, one host call at a time: every call through a host mount answers 0 or an errno, reads return what was written, the mount works once the host does, a write, truncate or lookup the host refuses returns the host\'s errno, a file the host replaces between lookup and open is described as opened, a create, stat, open and unlink make 3, 1, 3 and 2 host calls, and a file made on a removed file\'s inode number is itself (the core under ASan+UBSan)', () => {
+test('the host failing, one host call at a time: every call through a host mount answers 0 or an errno, reads return what was written, the mount works once the host does, a write, truncate or lookup the host refuses returns the host\'s errno, a file the host replaces between lookup and open is described as opened (no host descriptor left open), a create, stat, open and unlink make 3, 1, 3 and 2 host calls, a file made on a removed file\'s inode number is itself, and a file opened while another node of it makes its last append counts that append (the core under ASan+UBSan)', () => {
   const hostDir = fs.mkdtempSync(path.join(scratch, 'host-failures-'));
   expectOutput(run(core('host_failures', 'address,undefined'), [hostDir]),
                /host_failures: \d+ host calls failed one at a time, every call answered 0 or an errno, the mount intact/);

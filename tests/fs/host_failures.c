@@ -7,9 +7,11 @@
 // written. Then the state is cleaned up with the host healthy, the mount must work again, and
 // the next k runs, until every host call of a healthy sequence has failed once. Last, a write,
 // a truncate and a lookup the host refuses must return the host's own errno, and a file the host
-// replaces between a lookup and the open must be described as opened. Last, the host calls that a
-// create, a stat, an open and an unlink make are counted, and a file made on the inode number of
-// a removed one must be itself. Natively on the core.
+// replaces between a lookup and the open must be described as opened, no host descriptor left
+// open. Last, the host calls that a
+// create, a stat, an open and an unlink make are counted, a file made on the inode number of a
+// removed one must be itself, and a file opened while another node of it makes its last append
+// must count that append. Natively on the core.
 //   host_failures HOST_DIR
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -37,7 +39,14 @@ static int failing_lstat(int dir, const char *name, ws_host_stat *out) {
   if (hook != NULL) hook(dir, name);
   return result;
 }
-FAILING(int, fstat, (int fd, ws_host_stat *out), (fd, out))
+// fstat likewise: a test acts as another thread would between a size's read and what follows.
+static void (*_Atomic after_fstat)(void);
+static int failing_fstat(int fd, ws_host_stat *out) {
+  int result = fail_now() ? -atomic_load(&failing_errno) : ws_prim_host_io.fstat(fd, out);
+  void (*hook)(void) = atomic_exchange(&after_fstat, NULL);
+  if (hook != NULL) hook();
+  return result;
+}
 FAILING(int, open, (int dir, const char *name, int how, uint32_t mode), (dir, name, how, mode))
 FAILING(int, close, (int fd), (fd))
 FAILING(int64_t, pread, (int fd, void *buffer, size_t length, uint64_t offset), (fd, buffer, length, offset))
@@ -192,7 +201,18 @@ static void swap_in_other(int dir, const char *name) {
   if (strcmp(name, "swap") == 0) ws_prim_host_io.rename(dir, "other", dir, "swap");
 }
 
+// The process's open descriptors: the host's files natively, so a backend that loses one shows.
+static int open_descriptors(void) {
+  DIR *dir = opendir("/proc/self/fd");
+  int count = 0;
+  if (dir == NULL) return -1;
+  while (readdir(dir) != NULL) count++;
+  closedir(dir);
+  return count;
+}
+
 static void replaced_while_looked_up(void) {
+  int descriptors = open_descriptors();
   expect(_ws_write_file("/h/swap", "ten bytes!", 10, 0644) == 0 &&
              _ws_write_file("/h/other", "twenty bytes, longer", 20, 0644) == 0,
          "cannot write /h/swap and /h/other");
@@ -215,6 +235,9 @@ static void replaced_while_looked_up(void) {
          "chmod of a file replaced since its lookup did not change the file the name names");
   _ws_fs_unlinkat(WS_AT_FDCWD, "/h/swap", 0);
   _ws_fs_unlinkat(WS_AT_FDCWD, "/h/other", 0);
+  // Each open of the file the lstat did not see was refused as stale and made again: the
+  // descriptor of the refused one is closed.
+  expect(descriptors > 0 && open_descriptors() == descriptors, "a host descriptor was left open");
 }
 
 // Host calls made by one call through the mount, with none failing.
@@ -305,6 +328,53 @@ static void inode_number_reused(void) {
   }
 }
 
+// Another thread's node of a file can make its last append and drop its last reference (its
+// release then waits for the node table's lock) while a second node of the same file is being
+// opened. The second node's size must count that append, or its own next append overwrites it.
+// Played on one thread: the fstat hook makes `leaving` append a record and drop to zero
+// references, as that thread would; its references come back once the open is over.
+static int leaving_fd;
+static ws_node *leaving;
+static uint32_t leaving_refs;
+
+static void append_and_leave(void) {
+  expect(_ws_fs_write(leaving_fd, "second record.\n", 15) == 15, "the leaving node's append failed");
+  leaving_refs = atomic_exchange(&leaving->refs, 0);
+}
+
+static void come_back(void) {
+  if (leaving_refs != 0) atomic_store(&leaving->refs, leaving_refs);
+  leaving_refs = 0;
+}
+
+// Opens `path` for appending as `leaving`, held by a walk too (released by the caller).
+static bool hold_leaving(const char *path, ws_walk *held) {
+  leaving_fd = (int)_ws_fs_openat(WS_AT_FDCWD, path, O_WRONLY | O_APPEND, 0);
+  if (leaving_fd < 0 || _ws_walk_at(WS_AT_FDCWD, path, 0, held) != 0) return false;
+  leaving = held->node;
+  return true;
+}
+
+// A file opened at its first use, by a node a lookup made before `leaving` opened the file: the
+// open must answer ESTALE (the core looks the name up again) or describe both records.
+static void opened_while_another_leaves(void) {
+  ws_walk found, held;
+  expect(_ws_write_file("/h/log", "first record..\n", 15, 0644) == 0 &&
+             _ws_walk_at(WS_AT_FDCWD, "/h/log", 0, &found) == 0,
+         "cannot write and look up /h/log");
+  expect(hold_leaving("/h/log", &held) && held.node != found.node, "cannot open /h/log beside a lookup's node");
+  atomic_store(&after_fstat, append_and_leave);
+  int opened = _ws_host_open(found.node, O_WRONLY | O_APPEND);
+  atomic_store(&after_fstat, NULL);
+  come_back();
+  expect(opened == -ESTALE || (opened == 0 && found.node->size == 30),
+         "a file opened while another node of it made its last append: that append is missing from its size");
+  _ws_walk_done(&held);
+  _ws_walk_done(&found);
+  _ws_fs_close(leaving_fd);
+  _ws_fs_unlinkat(WS_AT_FDCWD, "/h/log", 0);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     printf("host_failures: usage: host_failures HOST_DIR\n");
@@ -333,6 +403,7 @@ int main(int argc, char **argv) {
   removed_while_looked_up();
   made_while_looked_up();
   directory_links();
+  opened_while_another_leaves();
   if (round_number < needed) {
     printf("host_failures: only %ld of the %ld host calls of a healthy run were reached\n", round_number, needed);
     failures++;

@@ -113,15 +113,6 @@ static ws_node *table_find(host_mount *hm, host_id id) {
   return NULL;
 }
 
-// Whether a node of host file `id` is listed: with table_find's NULL, one on its way out, whose
-// writes have all ended.
-static bool table_lists(host_mount *hm, host_id id) {
-  for (host_node *hn = *bucket(hm, id); hn != NULL; hn = hn->next) {
-    if (same_id(hn->id, id)) return true;
-  }
-  return false;
-}
-
 static void table_insert(host_mount *hm, host_node *hn) {
   hn->next = *bucket(hm, hn->id);
   *bucket(hm, hn->id) = hn;
@@ -158,8 +149,9 @@ static uint64_t virtual_ino(const host_mount *hm, host_id id) {
 
 // The node for host file `info` named `leaf` in `dir`: the live one, or a new one. `fd` is an
 // open descriptor for it (regular files; -1: opened at its first use), taken over or closed. `info`
-// NULL: `fd` is a regular file just created or opened, whose attributes are read only once,
-// under the table's lock below.
+// NULL: `fd` is a regular file the call has just created, whose attributes are read only once,
+// under the table's lock below; the host creates exclusively (WS_HOST_CREATE), so no other node
+// of that file can exist or have written to it.
 static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, int fd, ws_node **child) {
   host_mount *hm = mount_of(dir);
   const ws_host_io *host = hm->calls;
@@ -223,8 +215,6 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
   if (read_here && (error = host->fstat(fd, &now)) == 0 && (now.mode & S_IFMT) != S_IFREG) error = -EIO;
   if (!read_here) now = *info;
   if (error == 0) raced = table_find(hm, id_of(&now));
-  // A node of this file on its way out may have appended after the fstat above: read again.
-  if (error == 0 && read_here && raced == NULL && table_lists(hm, id_of(&now))) error = host->fstat(fd, &now);
   if (error != 0) {
     pthread_mutex_unlock(&hm->table_lock);
     host->close(fd);
