@@ -31,6 +31,8 @@ typedef struct ws_alloc_stats {
   uint64_t cross_thread_frees;    // frees of blocks owned by another thread's heap
   uint64_t kept_blocks;           // of those, blocks the freeing thread kept to hand out
                                   // again itself instead of returning them to their owner
+  uint64_t kept_own_blocks;       // of those, blocks of runs the freeing thread's heap had
+                                  // handed over itself: its own, not passed by another thread
   uint64_t borrowed_blocks;       // blocks a heap reused from another heap's pending frees
                                   // before their owner took them back (it was not allocating)
   uint64_t heaps_live;            // heaps owned by a running thread

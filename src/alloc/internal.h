@@ -131,6 +131,7 @@ typedef struct ws_page {
   // are 8 bytes. Below: what only slow paths write.
   struct ws_page *next, *prev;  // runs and stand-ins: their heap's class or full queue, or the
                                 // orphans; a free span's head: its bin
+  _Atomic(struct ws_heap *) handed_by;  // runs: the heap that last handed it over as surplus, or NULL
 } __attribute__((aligned(WS_CACHE_LINE))) ws_page;
 _Static_assert(offsetof(ws_page, used_at_fold) + sizeof(uint32_t) <= WS_CACHE_LINE,
                "the fields the fast paths write share the descriptor's first cache line");
@@ -205,9 +206,12 @@ typedef struct ws_heap {
   // Per class, slow-path switches to a run with free blocks, counting round: the first of
   // every WS_SURPLUS_EVERY (or WS_PASSED_SURPLUS_EVERY) looks for surplus runs to hand over.
   uint8_t run_switches[WS_CLASSES];
-  // Per class, kept[class].capacity at the last look for surplus: kept blocks since then mean
+  // Per class, of the blocks kept (kept[class].capacity), those of runs this heap handed over as
+  // surplus itself (kept.c): its own blocks, no sign that threads pass blocks of the class.
+  uint32_t own_kept[WS_CLASSES];
+  // Per class, the blocks kept less own_kept at the last look for surplus: more since then mean
   // threads pass blocks of the class (slow_path.c).
-  uint32_t kept_at_look[WS_CLASSES];
+  uint32_t passed_at_look[WS_CLASSES];
   _Atomic uintptr_t delayed_free;  // blocks freed remotely into full runs (a list)
   // Emptied runs kept for the next fresh run of the same length, so a thread that cycles
   // through memory does not take the pool lock for every run (linked through next).
@@ -229,6 +233,7 @@ typedef struct ws_heap {
   uint64_t large_allocations;
   uint64_t cross_thread_frees;               // frees this thread made into other heaps' runs
   uint64_t kept_blocks;                      // of those, blocks this heap kept to hand out (kept.c)
+  uint64_t kept_own_blocks;                  // of those, blocks of runs it had handed over (kept.c)
   uint64_t borrowed_blocks;                  // blocks taken from other heaps' pending frees (steal.c)
   uint64_t larger_class_blocks;              // served from a larger class instead of new memory (slow_path.c)
   uint64_t runs_marked_full;                 // used-up runs taken off the class lists (slow_path.c)

@@ -66,6 +66,14 @@ bool _ws_keep(ws_heap *heap, ws_page *run, ws_block *block) {
   block->next = stand_in->free;
   stand_in->free = block;
   stand_in->capacity++;
+  // A block of a run this heap handed over as surplus, adopted since, is its own: kept like any
+  // other, but no sign that threads pass blocks (slow_path.c's look for surplus). Counted as
+  // one, it made the class look like one where they do, where hand-overs come more often: more
+  // of the heap's runs changed heaps, and more of its own frees were kept, which fed itself.
+  if (atomic_load_explicit(&run->handed_by, memory_order_relaxed) == heap) {
+    heap->own_kept[size_class]++;
+    WS_COUNTER_ADD(heap->kept_own_blocks, 1);
+  }
   // Taken in for the owner, as its collection would; handed out again, it counts as this
   // heap's allocation, so the sum over heaps stays the bytes in use.
   WS_COUNTER_ADD(heap->class_frees[size_class], 1);
@@ -99,6 +107,7 @@ void _ws_return_kept(ws_heap *heap) {
     }
     _ws_run_fold_counts(heap, stand_in);  // then emptied: used and its fold value go back to 0
     stand_in->capacity = 0;
+    heap->own_kept[size_class] = 0;
     WS_COUNTER_SET(stand_in->used, 0);
     WS_COUNTER_SET(stand_in->used_at_fold, 0);
   }

@@ -122,6 +122,7 @@ void _ws_hand_off_surplus(ws_heap *heap, ws_page *serving, uint32_t reserve) {
     } else if (kept_free < reserve) {
       kept_free += free_blocks;
     } else {
+      atomic_store_explicit(&run->handed_by, heap, memory_order_relaxed);  // (kept.c)
       _ws_orphan_run(heap, run, &surplus);
     }
   }

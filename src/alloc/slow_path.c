@@ -96,6 +96,7 @@ static ws_page *fresh_run(ws_heap *heap, unsigned size_class, pool_source last) 
   run->in_full = false;
   run->waited = false;
   atomic_store_explicit(ws_thread_free(run), 0, memory_order_relaxed);
+  atomic_store_explicit(&run->handed_by, NULL, memory_order_relaxed);
   atomic_store_explicit(&run->owner, heap, memory_order_release);
   // Thread the free list through the blocks, lowest address first.
   unsigned char *base = ws_page_address(run);
@@ -174,17 +175,17 @@ static ws_page *larger_class_run(ws_heap *heap, unsigned size_class, size_t alig
 // (orphan.c). Looking walks the class list: at every switch it cost a quarter of the cross-thread
 // workload's time at 1 thread, so a heap looks every WS_SURPLUS_EVERY switches and keeps two
 // runs' worth of free blocks. In a class where it has kept other heaps' blocks since it last
-// looked (threads pass blocks to each other), its own runs fill with frees it does not need
-// while the other heaps grow: there it looks every WS_PASSED_SURPLUS_EVERY switches and keeps half
-// a run. That trades time for memory where threads pass blocks to each other only (the figures:
-// docs/decisions.md, "the allocator's measured choices" and "half a run kept where threads pass
-// blocks").
+// looked (threads pass blocks to each other; its own blocks in runs it handed over do not
+// count: kept.c), its own runs fill with frees it does not need while the other heaps grow:
+// there it looks every WS_PASSED_SURPLUS_EVERY switches and keeps half a run. That trades time
+// for memory where threads pass blocks to each other only (the figures: docs/decisions.md, "the
+// allocator's measured choices" and "half a run kept where threads pass blocks").
 static void look_for_surplus(ws_heap *heap, ws_page *serving) {
   unsigned size_class = serving->size_class;
-  uint32_t kept = heap->kept[size_class].capacity;  // blocks ever put in (kept.c)
-  bool passed = kept != heap->kept_at_look[size_class];
+  uint32_t passed_in = heap->kept[size_class].capacity - heap->own_kept[size_class];  // (kept.c)
+  bool passed = passed_in != heap->passed_at_look[size_class];
   if (heap->run_switches[size_class]++ % (passed ? WS_PASSED_SURPLUS_EVERY : WS_SURPLUS_EVERY) != 0) return;
-  heap->kept_at_look[size_class] = kept;
+  heap->passed_at_look[size_class] = passed_in;
   _ws_hand_off_surplus(heap, serving, passed ? serving->capacity / WS_PASSED_RESERVE_SHARE : 2 * serving->capacity);
 }
 

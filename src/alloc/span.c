@@ -43,35 +43,60 @@ static void unlock_pool(void) {
 
 static size_t bin_of(size_t pages) { return pages < WS_SPAN_BINS ? pages : WS_SPAN_BINS; }
 
-// Pages in the bins: changed under the lock, read without it, so that a caller that may not
-// grow memory skips the lock when the pool cannot have what it asks for.
+// What the bins hold, changed under the lock and read without it, so that a caller that may not
+// grow memory skips the lock when the pool cannot have what it asks for: their pages, and which
+// bins hold a span (bin b is bit b - 1). The count alone let through requests whose pages lay
+// only in a bin they may not take from, or only in spans too short: the lock, to find nothing.
+_Static_assert(WS_SPAN_BINS == 64, "one bit per bin in a 64-bit word");
 static _Atomic size_t free_pages;
+static _Atomic uint64_t filled_bins;
 
-static void count_free(size_t pages, bool in) {
+static uint64_t bit_of(size_t bin) { return 1ull << (bin - 1); }
+
+// Bins `first` to `last` (1 <= first, last <= WS_SPAN_BINS); none when last < first (a span
+// of the last bin's length asked of the shorter bins only).
+static uint64_t bins_between(size_t first, size_t last) {
+  if (last < first) return 0;
+  return (~0ull >> (WS_SPAN_BINS - (last - first + 1))) << (first - 1);
+}
+
+static void count_bin(size_t bin, size_t pages, bool in) {
   ASSERT_LOCKED();
   size_t now = atomic_load_explicit(&free_pages, memory_order_relaxed);
   atomic_store_explicit(&free_pages, in ? now + pages : now - pages, memory_order_relaxed);
+  uint64_t filled = atomic_load_explicit(&filled_bins, memory_order_relaxed);
+  filled = bins[bin] != NULL ? filled | bit_of(bin) : filled & ~bit_of(bin);
+  atomic_store_explicit(&filled_bins, filled, memory_order_relaxed);
+}
+
+// Whether a span of `pages` may sit in bins up to `last_bin` (a span freed meanwhile may be missed).
+static bool may_hold(size_t pages, size_t last_bin) {
+  return atomic_load_explicit(&free_pages, memory_order_relaxed) >= pages &&
+         (atomic_load_explicit(&filled_bins, memory_order_relaxed) & bins_between(bin_of(pages), last_bin)) != 0;
 }
 
 static void bin_insert(ws_page *head) {
   ws_page_list_push(&bins[bin_of(head->pages)], head);
-  count_free(head->pages, true);
+  count_bin(bin_of(head->pages), head->pages, true);
 }
 
 static void bin_remove(ws_page *head) {
   ws_page_list_unlink(&bins[bin_of(head->pages)], head);
-  count_free(head->pages, false);
+  count_bin(bin_of(head->pages), head->pages, false);
 }
 
 // ----- validation (debug builds) -------------------------------------------------------------
 
 #if WS_DEBUG >= 2
 // Every free span sits in the bin of its length, marked free at its head and tail (mark_free),
-// linked both ways, and the bins' pages add up to free_pages.
+// linked both ways, the bins' pages add up to free_pages, and filled_bins names the bins that
+// hold one.
 static void validate_pool_locked(void) {
   ASSERT_LOCKED();
   size_t total = 0;
+  uint64_t filled = atomic_load_explicit(&filled_bins, memory_order_relaxed);
   for (size_t bin = 1; bin <= WS_SPAN_BINS; bin++) {
+    ws_assert((bins[bin] != NULL) == ((filled & bit_of(bin)) != 0));
     ws_page *previous = NULL;
     for (ws_page *span = bins[bin]; span != NULL; previous = span, span = span->next) {
       ws_assert(span->prev == previous);
@@ -384,7 +409,7 @@ ws_page *_ws_span_alloc(size_t pages, size_t alignment, ws_page_kind kind, ws_sp
   if (pages == 0 || pages > WS_WINDOW_PAGES || alignment > WS_WINDOW_MAX / 2) return NULL;
   size_t last_bin = source == WS_SPAN_SMALL_FREE ? WS_SPAN_BINS - 1 : WS_SPAN_BINS;
   // A span freed meanwhile may be missed: the caller's last try may grow, and looks under the lock.
-  if (source != WS_SPAN_MAY_GROW && atomic_load_explicit(&free_pages, memory_order_relaxed) < pages) return NULL;
+  if (source != WS_SPAN_MAY_GROW && !may_hold(pages, last_bin)) return NULL;
   lock_pool();
   size_t lead = 0;
   hole_spared = false;

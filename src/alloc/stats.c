@@ -51,6 +51,7 @@ void ws_alloc_get_stats(ws_alloc_stats *stats) {
     stats->allocations += WS_COUNTER_READ(heap->large_allocations);
     stats->cross_thread_frees += WS_COUNTER_READ(heap->cross_thread_frees);
     stats->kept_blocks += WS_COUNTER_READ(heap->kept_blocks);
+    stats->kept_own_blocks += WS_COUNTER_READ(heap->kept_own_blocks);
     stats->borrowed_blocks += WS_COUNTER_READ(heap->borrowed_blocks);
     stats->runs_marked_full += WS_COUNTER_READ(heap->runs_marked_full);
     stats->larger_class_blocks += WS_COUNTER_READ(heap->larger_class_blocks);
@@ -90,8 +91,8 @@ void ws_alloc_print_stats(FILE *out) {
   fprintf(out, "  in use     %12" PRIu64 " bytes (peak %" PRIu64 "), large blocks %" PRIu64 "\n", s.bytes_in_use, s.bytes_in_use_peak, s.large_in_use);
   fprintf(out, "  reserved   %12" PRIu64 " bytes (peak %" PRIu64 "), free in pool %" PRIu64 " (largest piece %" PRIu64 ")\n",
           s.bytes_reserved, s.bytes_reserved_peak, s.bytes_pool_free, s.pool_largest_free);
-  fprintf(out, "  allocations %11" PRIu64 ", cross-thread frees %" PRIu64 " (%" PRIu64 " kept by the freeing thread)\n",
-          s.allocations, s.cross_thread_frees, s.kept_blocks);
+  fprintf(out, "  allocations %11" PRIu64 ", cross-thread frees %" PRIu64 " (%" PRIu64 " kept by the freeing thread, %" PRIu64
+          " of them its own)\n", s.allocations, s.cross_thread_frees, s.kept_blocks, s.kept_own_blocks);
   fprintf(out, "  reused     %12" PRIu64 " blocks of pending frees before their owner took them in\n", s.borrowed_blocks);
   fprintf(out, "  heaps      %12" PRIu64 " live, %" PRIu64 " abandoned\n", s.heaps_live, s.heaps_abandoned);
   fprintf(out, "  runs       %12" PRIu64 " handed over by heaps with free blocks to spare, %" PRIu64 " adopted\n",

@@ -3,7 +3,10 @@
 // more, and on its slow path sees far more free blocks than it needs and hands the surplus runs
 // over. A then sleeps. Thread B allocates TAKEN blocks of the same size: it must adopt A's runs
 // instead of taking new memory (without the hand-over A's free blocks could serve only A), the
-// blocks must stay intact, and once everything is freed the counters must add up.
+// blocks must stay intact, and once everything is freed the counters must add up. While B lives,
+// A frees its own blocks left in the runs B adopted: A keeps them, known as its own (kept.c:
+// counted as passed by another thread, they would make the class look like one where threads
+// pass blocks).
 #include "check.h"
 
 #include <stdbool.h>
@@ -14,7 +17,9 @@
 enum { BLOCKS = 600, SIZE = 1500, MORE = 40, TAKEN = 300 };
 
 static unsigned char *owned[BLOCKS], *more[MORE], *taken[TAKEN];
-// Stages: 1: A allocated; 2: main freed; 3: A allocated more; 4: A may exit.
+static ws_alloc_stats before_own_frees, after_own_frees;  // around A's frees of its own blocks
+// Stages: 1: A allocated; 2: main freed; 3: A allocated more; 4: B allocated; 5: main looked,
+// A frees its own blocks; 6: A did, B may exit; 7: A may exit.
 
 static void fill(unsigned char **blocks, int count, int pattern) {
   for (int i = 0; i < count; i++) {
@@ -34,13 +39,23 @@ static void *owner_thread(void *arg) {
   wait_for(2);
   fill(more, MORE, 0x5A);  // through its slow path: the runs with free blocks beyond its needs go
   advance(3);
-  wait_for(4);
+  wait_for(5);
+  ws_alloc_get_stats(&before_own_frees);
+  for (int i = 0; i < BLOCKS; i += 4) {
+    CHECK(intact(owned[i], 0xA5));
+    WS(free)(owned[i]);
+  }
+  ws_alloc_get_stats(&after_own_frees);
+  advance(6);
+  wait_for(7);
   return NULL;
 }
 
 static void *taker_thread(void *arg) {
   (void)arg;
   fill(taken, TAKEN, 0x3C);
+  advance(4);
+  wait_for(6);
   return NULL;
 }
 
@@ -96,7 +111,7 @@ int main(void) {
   ws_alloc_get_stats(&before);
   CHECK(before.runs_handed_over - start.runs_handed_over >= 10);
   CHECK(pthread_create(&taker, NULL, taker_thread, NULL) == 0);
-  CHECK(pthread_join(taker, NULL) == 0);
+  wait_for(4);
   ws_alloc_get_stats(&after);
   // B's 300 blocks need 15 runs of 21; at most the one it starts with (and its heap's first
   // small run) may be new.
@@ -107,13 +122,19 @@ int main(void) {
   CHECK(after.runs_adopted - before.runs_adopted >= 10);
   CHECK(run_bytes(&after) <= run_bytes(&before) + (64 << 10));
 
+  advance(5);
+  wait_for(6);
+  CHECK(pthread_join(taker, NULL) == 0);
+  uint64_t kept = after_own_frees.kept_blocks - before_own_frees.kept_blocks;
+  uint64_t known_own = after_own_frees.kept_own_blocks - before_own_frees.kept_own_blocks;
+  printf("handoff: A kept %llu of its own blocks in runs it handed over, %llu known as its own\n",
+         (unsigned long long)kept, (unsigned long long)known_own);
+  CHECK(kept > 0 && known_own == kept);
   for (int i = 0; i < TAKEN; i++) CHECK(intact(taken[i], 0x3C));
   for (int i = 0; i < MORE; i++) CHECK(intact(more[i], 0x5A));
-  for (int i = 0; i < BLOCKS; i += 4) CHECK(intact(owned[i], 0xA5));
   for (int i = 0; i < TAKEN; i++) WS(free)(taken[i]);
   for (int i = 0; i < MORE; i++) WS(free)(more[i]);
-  for (int i = 0; i < BLOCKS; i += 4) WS(free)(owned[i]);
-  advance(4);
+  advance(7);
   CHECK(pthread_join(owner, NULL) == 0);
   WS(malloc_trim)(0);  // takes in frees still waiting on exited threads' runs and on orphans
   ws_alloc_get_stats(&end);

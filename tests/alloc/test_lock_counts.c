@@ -5,7 +5,9 @@
 //   - an exiting thread gives its runs and spares back under one pool lock, and hands its runs
 //     with free blocks over under one orphan lock;
 //   - a thread whose blocks of 256-527 bytes come and go keeps the runs it empties as spares
-//     instead of trading them through the pool.
+//     instead of trading them through the pool;
+//   - while an exited thread's heap waits for an adopter, a fresh run's look for a short free
+//     span takes no lock where only long ones are free.
 // Counts come from ws_alloc_get_stats, whose own snapshot takes the pool lock too (measured).
 #include "check.h"
 
@@ -170,6 +172,32 @@ static void churning_small_classes_keep_their_runs(void) {
   CHECK(locks < 40);
 }
 
+static void *exit_at_once(void *arg) {
+  (void)arg;
+  WS(free)(WS(malloc)(64));
+  return NULL;
+}
+
+// While an exited thread's heap waits to be adopted, a fresh run first looks for a free span
+// short of the last bin's (slow_path.c's free_span_source), and the pool here holds only a long
+// one (a large block's): that look finds the bins it may take from empty without the lock.
+static void runs_beside_an_abandoned_heap_take_the_lock_once_each(void) {
+  enum { BLOCKS = 32 * 100 };  // 1 KiB blocks: 32 to a two-page run, 100 runs
+  static void *blocks[BLOCKS];
+  void *large = WS(malloc)(16 << 20);
+  CHECK(large != NULL);
+  pthread_t thread;
+  CHECK(pthread_create(&thread, NULL, exit_at_once, NULL) == 0);
+  pthread_join(thread, NULL);  // its heap now waits for a thread to adopt it
+  WS(free)(large);
+  ws_alloc_stats before = stats();
+  for (int i = 0; i < BLOCKS; i++) CHECK((blocks[i] = WS(malloc)(1024)) != NULL);
+  uint64_t locks = pool_locks_since(&before);
+  printf("100 runs beside an abandoned heap took the pool lock %llu times\n", (unsigned long long)locks);
+  CHECK(locks <= 100 + 10);
+  for (int i = 0; i < BLOCKS; i++) WS(free)(blocks[i]);
+}
+
 int main(void) {
   measure_snapshot();
   growing_takes_the_pool_lock_once();
@@ -178,5 +206,6 @@ int main(void) {
   an_exiting_thread_gives_back_under_one_lock();
   an_exiting_thread_hands_over_under_one_lock();
   churning_small_classes_keep_their_runs();
+  runs_beside_an_abandoned_heap_take_the_lock_once_each();
   return check_summary("lock counts");
 }
