@@ -60,8 +60,9 @@ static uint64_t bins_between(size_t first, size_t last) {
   return (~0ull >> (WS_SPAN_BINS - (last - first + 1))) << (first - 1);
 }
 
-static void count_bin(size_t bin, size_t pages, bool in) {
+static void count_free(size_t pages, bool in) {
   ASSERT_LOCKED();
+  size_t bin = bin_of(pages);
   size_t now = atomic_load_explicit(&free_pages, memory_order_relaxed);
   atomic_store_explicit(&free_pages, in ? now + pages : now - pages, memory_order_relaxed);
   uint64_t filled = atomic_load_explicit(&filled_bins, memory_order_relaxed);
@@ -77,12 +78,12 @@ static bool may_hold(size_t pages, size_t last_bin) {
 
 static void bin_insert(ws_page *head) {
   ws_page_list_push(&bins[bin_of(head->pages)], head);
-  count_bin(bin_of(head->pages), head->pages, true);
+  count_free(head->pages, true);
 }
 
 static void bin_remove(ws_page *head) {
   ws_page_list_unlink(&bins[bin_of(head->pages)], head);
-  count_bin(bin_of(head->pages), head->pages, false);
+  count_free(head->pages, false);
 }
 
 // ----- validation (debug builds) -------------------------------------------------------------

@@ -210,11 +210,8 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
   // may have written after it (its writes end before its count reaches zero), and the name
   // may since name another file, which is the one `fd` holds.
   ws_host_stat now, probe;
-  ws_node *raced = NULL;
   bool read_here = info == NULL;
   if (read_here && (error = host->fstat(fd, &now)) == 0 && (now.mode & S_IFMT) != S_IFREG) error = -EIO;
-  if (!read_here) now = *info;
-  if (error == 0) raced = table_find(hm, id_of(&now));
   if (error != 0) {
     pthread_mutex_unlock(&hm->table_lock);
     host->close(fd);
@@ -222,6 +219,8 @@ static int node_for(ws_node *dir, const char *leaf, const ws_host_stat *info, in
     _ws_node_unref(node);
     return error;
   }
+  if (!read_here) now = *info;
+  ws_node *raced = table_find(hm, id_of(&now));
   while (!read_here && raced == NULL && hn->fd >= 0 && host->fstat(hn->fd, &probe) == 0 &&
          (probe.mode & S_IFMT) == type) {
     bool same = same_id(id_of(&probe), id_of(&now));
