@@ -93,7 +93,7 @@ test('a thread keeps a bounded number of the blocks it frees for other threads (
   expectPassNativeTsanWasm('test_kept', 'kept');
 });
 
-test('a heap with many more free blocks than it needs hands runs over to the heaps that need them, and knows its own blocks left in them when it frees them', () => {
+test('a heap with many more free blocks than it needs hands runs over to the heaps that need them, and knows its own blocks left in them when it frees them (no sign that threads pass blocks)', () => {
   expectPassNativeTsanWasm('test_handoff', 'handoff');
 });
 

@@ -6,20 +6,23 @@
 // blocks must stay intact, and once everything is freed the counters must add up. While B lives,
 // A frees its own blocks left in the runs B adopted: A keeps them, known as its own (kept.c:
 // counted as passed by another thread, they would make the class look like one where threads
-// pass blocks).
+// pass blocks), and when it has served them and switches runs, its look for surplus runs
+// treats the class as one where blocks are not passed (slow_path.c, look_for_surplus).
 #include "check.h"
 
 #include <stdbool.h>
 #include <string.h>
 
+#include "../../src/alloc/internal.h"  // the heap's count of run switches per class
 #include "turns.h"
 
 enum { BLOCKS = 600, SIZE = 1500, MORE = 40, TAKEN = 300 };
 
-static unsigned char *owned[BLOCKS], *more[MORE], *taken[TAKEN];
+static unsigned char *owned[BLOCKS], *more[MORE], *taken[TAKEN], *again[BLOCKS];
 static ws_alloc_stats before_own_frees, after_own_frees;  // around A's frees of its own blocks
+static uint64_t handed_over_after_own;  // runs A handed over while it served its kept blocks
 // Stages: 1: A allocated; 2: main freed; 3: A allocated more; 4: B allocated; 5: main looked,
-// A frees its own blocks; 6: A did, B may exit; 7: A may exit.
+// A frees half its more blocks and its own; 6: A did, B may exit; 7: A may exit.
 
 static void fill(unsigned char **blocks, int count, int pattern) {
   for (int i = 0; i < count; i++) {
@@ -32,6 +35,25 @@ static bool intact(unsigned char *block, int pattern) {
   return block != NULL && block[0] == pattern && block[SIZE / 2] == pattern && block[SIZE - 1] == pattern;
 }
 
+// A serves the `kept` blocks it has just kept, then switches runs once. A heap looks for surplus
+// runs at every WS_SURPLUS_EVERY-th switch of a class, or every WS_PASSED_SURPLUS_EVERY-th where
+// other heaps' blocks were kept since its last look; the count is set so that this switch looks
+// only in the second case, and A holds runs with more free blocks than the smaller reserve kept
+// there. Its own blocks are no sign of passing: nothing may be handed over.
+static void serve_own_kept_blocks(uint64_t kept) {
+  unsigned char *probe = WS(malloc)(SIZE);
+  CHECK(probe != NULL);
+  if (probe == NULL || kept == 0 || kept + 1 >= BLOCKS) return;
+  _ws_current_heap->run_switches[ws_span_of(probe)->size_class] = WS_PASSED_SURPLUS_EVERY;
+  ws_alloc_stats before, after;
+  ws_alloc_get_stats(&before);
+  for (uint64_t i = 0; i <= kept; i++) again[i] = WS(malloc)(SIZE);  // the kept ones, then one run switch
+  ws_alloc_get_stats(&after);
+  handed_over_after_own = after.runs_handed_over - before.runs_handed_over;
+  for (uint64_t i = 0; i <= kept; i++) WS(free)(again[i]);
+  WS(free)(probe);
+}
+
 static void *owner_thread(void *arg) {
   (void)arg;
   fill(owned, BLOCKS, 0xA5);
@@ -40,12 +62,18 @@ static void *owner_thread(void *arg) {
   fill(more, MORE, 0x5A);  // through its slow path: the runs with free blocks beyond its needs go
   advance(3);
   wait_for(5);
+  for (int i = 1; i < MORE; i += 2) {  // free blocks in A's runs, beyond the smaller reserve
+    CHECK(intact(more[i], 0x5A));
+    WS(free)(more[i]);
+    more[i] = NULL;
+  }
   ws_alloc_get_stats(&before_own_frees);
   for (int i = 0; i < BLOCKS; i += 4) {
     CHECK(intact(owned[i], 0xA5));
     WS(free)(owned[i]);
   }
   ws_alloc_get_stats(&after_own_frees);
+  serve_own_kept_blocks(after_own_frees.kept_blocks - before_own_frees.kept_blocks);
   advance(6);
   wait_for(7);
   return NULL;
@@ -130,10 +158,12 @@ int main(void) {
   printf("handoff: A kept %llu of its own blocks in runs it handed over, %llu known as its own\n",
          (unsigned long long)kept, (unsigned long long)known_own);
   CHECK(kept > 0 && known_own == kept);
+  printf("handoff: A handed %llu runs over at the switch after serving them\n", (unsigned long long)handed_over_after_own);
+  CHECK(handed_over_after_own == 0);
   for (int i = 0; i < TAKEN; i++) CHECK(intact(taken[i], 0x3C));
-  for (int i = 0; i < MORE; i++) CHECK(intact(more[i], 0x5A));
+  for (int i = 0; i < MORE; i += 2) CHECK(intact(more[i], 0x5A));
   for (int i = 0; i < TAKEN; i++) WS(free)(taken[i]);
-  for (int i = 0; i < MORE; i++) WS(free)(more[i]);
+  for (int i = 0; i < MORE; i += 2) WS(free)(more[i]);
   advance(7);
   CHECK(pthread_join(owner, NULL) == 0);
   WS(malloc_trim)(0);  // takes in frees still waiting on exited threads' runs and on orphans
