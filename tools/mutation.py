@@ -65,6 +65,9 @@ TARGETS = {
     "src/alloc/api.c": ALLOC_CHECKS + ["alloc_api_wasm"],
     "src/alloc/free.c": ALLOC_CHECKS,
     "src/alloc/span.c": ALLOC_CHECKS,
+    "src/alloc/slow_path.c": ALLOC_CHECKS,
+    "src/alloc/kept.c": ALLOC_CHECKS,
+    "src/alloc/orphan.c": ALLOC_CHECKS,
 }
 
 FS_CORE_DIRS = ["src/fs", "src/fs/memory", "src/fs/host"]

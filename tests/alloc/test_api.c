@@ -124,6 +124,10 @@ static void test_alignment(void) {
 
       void *r = WS(aligned_alloc)(alignment, sizes[i]);
       CHECK(r != NULL && is_aligned(r, alignment));
+      // Up to a page (16 KiB), from the smallest size class that keeps the alignment: the class
+      // of twice the larger of size and alignment always does, so no more than that is used.
+      size_t wanted = sizes[i] > alignment ? sizes[i] : alignment;
+      if (wanted <= (16 << 10)) CHECK(WS(malloc_usable_size)(r) <= 2 * (wanted > 16 ? wanted : 16));
       WS(free)(r);
     }
   }
@@ -132,6 +136,17 @@ static void test_alignment(void) {
   CHECK(WS(posix_memalign)(&q, 24, 10) == EINVAL);
   CHECK(WS(posix_memalign)(&q, 3 * sizeof(void *), 10) == EINVAL);
   CHECK(WS(posix_memalign)(&q, 64, SIZE_MAX / 2 + 1) == ENOMEM && q == (void *)1);
+  // Past the 4 GiB the allocator spans, refused whatever the alignment, also where size_t is
+  // wider: 2^36 + 129 bytes is not taken for a size class by its low 32 bits (129 bytes).
+  if (SIZE_MAX > UINT32_MAX) CHECK(WS(memalign)(64, (size_t)UINT32_MAX * 16 + 145) == NULL);
+  // A page's alignment (16 KiB) still comes from a size class, not as a large block.
+  ws_alloc_stats before_paged, after_paged;
+  WS(free)(WS(malloc)(100));  // the heap made first
+  ws_alloc_get_stats(&before_paged);
+  void *paged = WS(memalign)(16 << 10, 100);
+  ws_alloc_get_stats(&after_paged);
+  CHECK(paged != NULL && is_aligned(paged, 16 << 10) && after_paged.large_in_use == before_paged.large_in_use);
+  WS(free)(paged);
   errno = 0;
   volatile size_t not_power_of_two = 24;  // volatile: compilers warn about the constant
   CHECK(WS(aligned_alloc)(not_power_of_two, 48) == NULL && errno == EINVAL);

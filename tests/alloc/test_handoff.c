@@ -7,16 +7,19 @@
 // A frees its own blocks left in the runs B adopted: A keeps them, known as its own (kept.c:
 // counted as passed by another thread, they would make the class look like one where threads
 // pass blocks), and when it has served them and switches runs, its look for surplus runs
-// treats the class as one where blocks are not passed (slow_path.c, look_for_surplus).
+// treats the class as one where blocks are not passed (slow_path.c, look_for_surplus). The main
+// thread, freeing B's blocks, keeps some, none as its own. Runs are adopted once at most, runs
+// handed over and emptied are given back at a trim, and the peak of bytes in use is at least
+// what A held.
 #include "check.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "../../src/alloc/internal.h"  // the heap's count of run switches per class
+#include "../../src/alloc/internal.h"  // the heap's count of run switches per class, runs' descriptors
 #include "turns.h"
 
-enum { BLOCKS = 600, SIZE = 1500, MORE = 40, TAKEN = 300 };
+enum { BLOCKS = 600, SIZE = 1500, CLASS_SIZE = 1536, MORE = 40, TAKEN = 300 };
 
 static unsigned char *owned[BLOCKS], *more[MORE], *taken[TAKEN], *again[BLOCKS];
 static ws_alloc_stats before_own_frees, after_own_frees;  // around A's frees of its own blocks
@@ -111,6 +114,8 @@ static void check_frees_into_handed_over_runs(void) {
   pthread_t leaving;
   CHECK(pthread_create(&leaving, NULL, leaving_thread, NULL) == 0);
   CHECK(pthread_join(leaving, NULL) == 0);
+  ws_page *left_run = ws_span_of(left[0]);
+  CHECK(left_run->kind == WS_PAGE_RUN && atomic_load(&left_run->owner) == &_ws_orphanage);
   ws_alloc_stats before, after;
   ws_alloc_get_stats(&before);
   for (int i = 0; i < LEFT; i += 4) WS(free)(left[i]);
@@ -118,12 +123,19 @@ static void check_frees_into_handed_over_runs(void) {
   CHECK(after.cross_thread_frees - before.cross_thread_frees == LEFT / 4);
   CHECK(after.kept_blocks == before.kept_blocks);
   WS(free)(mine);
+  // The handed-over runs are empty now, and nobody adopted them: a trim gives them back.
+  WS(malloc_trim)(0);
+  CHECK(left_run->kind != WS_PAGE_RUN);
 }
 
 int main(void) {
   pthread_t owner, taker;
   ws_alloc_stats start, before, after, end;
   printf("handoff: starting\n");  // stdout's buffer before the baseline
+  // The main thread's heap, made first, lies below A's: told apart by address instead of by
+  // identity, the blocks of A's runs it frees below would count as its own.
+  unsigned char *early = WS(malloc)(16);
+  CHECK(early != NULL);
   ws_alloc_get_stats(&start);
   CHECK(pthread_create(&owner, NULL, owner_thread, NULL) == 0);
   wait_for(1);
@@ -148,6 +160,7 @@ int main(void) {
          (unsigned long long)(after.runs_adopted - start.runs_adopted),
          (unsigned long long)run_bytes(&before), (unsigned long long)run_bytes(&after));
   CHECK(after.runs_adopted - before.runs_adopted >= 10);
+  CHECK(after.runs_adopted - start.runs_adopted <= after.runs_handed_over - start.runs_handed_over);  // each once at most
   CHECK(run_bytes(&after) <= run_bytes(&before) + (64 << 10));
 
   advance(5);
@@ -162,7 +175,16 @@ int main(void) {
   CHECK(handed_over_after_own == 0);
   for (int i = 0; i < TAKEN; i++) CHECK(intact(taken[i], 0x3C));
   for (int i = 0; i < MORE; i += 2) CHECK(intact(more[i], 0x5A));
+  // B's blocks lie in runs A handed over. Freed by the main thread, which now has a run of
+  // their class too, some are kept, and none as its own.
+  unsigned char *main_run = WS(malloc)(SIZE);
+  ws_alloc_stats before_main_frees, after_main_frees;
+  ws_alloc_get_stats(&before_main_frees);
   for (int i = 0; i < TAKEN; i++) WS(free)(taken[i]);
+  ws_alloc_get_stats(&after_main_frees);
+  CHECK(after_main_frees.kept_blocks > before_main_frees.kept_blocks);
+  CHECK(after_main_frees.kept_own_blocks == before_main_frees.kept_own_blocks);
+  WS(free)(main_run);
   for (int i = 0; i < MORE; i += 2) WS(free)(more[i]);
   advance(7);
   CHECK(pthread_join(owner, NULL) == 0);
@@ -176,5 +198,16 @@ int main(void) {
   printf("handoff: in use in runs %llu -> %llu bytes\n", (unsigned long long)in_runs_start, (unsigned long long)in_runs_end);
   CHECK(in_runs_end >= in_runs_start && in_runs_end - in_runs_start < (64 << 10));
   check_frees_into_handed_over_runs();
+  // Runs that changed heaps are counted by each heap as it takes and gives them: the peak of
+  // bytes in use (each heap's highest holding, added up: an upper bound) is at least what A held
+  // at stage 1, and at most what every heap could hold at once (the builtin heap's included).
+  ws_alloc_stats last;
+  ws_alloc_get_stats(&last);
+  uint64_t heaps = last.heaps_live + last.heaps_abandoned + 1;
+  printf("handoff: peak in use %llu bytes (A held %llu), reserved at most %llu, by %llu heaps\n",
+         (unsigned long long)last.bytes_in_use_peak, (unsigned long long)(BLOCKS * CLASS_SIZE),
+         (unsigned long long)last.bytes_reserved_peak, (unsigned long long)heaps);
+  CHECK(last.bytes_in_use_peak >= BLOCKS * CLASS_SIZE && last.bytes_in_use_peak <= heaps * last.bytes_reserved_peak);
+  WS(free)(early);
   return check_summary("handoff");
 }

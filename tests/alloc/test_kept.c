@@ -3,8 +3,9 @@
 // allocates as many of the same size. B must keep exactly the bound (16 KiB of a class), its
 // first allocations must be those blocks (the last kept first), and contents must survive the
 // hand-over. Thread C then frees B's blocks and exits while still keeping some of A's: it must
-// give them back, so that once A exits every run the test used returns to the pool. Last, a
-// thread that frees blocks of a class it never allocates itself keeps none of them.
+// give them back, so that once A exits every run the test used returns to the pool. Then a
+// thread that frees blocks of a class it never allocates itself keeps none of them, and one that
+// frees many small blocks keeps no more than WS_KEEP_MAX_BLOCKS.
 #include "check.h"
 
 enum { BLOCKS = 200, SIZE = 1500, CLASS_SIZE = 1536, KEEP_BYTES = 16 << 10 };
@@ -33,6 +34,8 @@ static void *freeing_thread(void *arg) {
   printf("kept: %llu of %d blocks freed kept (bound %d)\n", (unsigned long long)kept, BLOCKS, BOUND);
   CHECK(after.cross_thread_frees - before.cross_thread_frees == BLOCKS);
   CHECK(kept == BOUND);
+  // A kept block is free: out of the bytes in use at once (the rest when A takes them in).
+  CHECK(before.bytes_in_use - after.bytes_in_use == kept * CLASS_SIZE);
 
   // The kept blocks come back first, the last freed first; then the thread's own.
   int reused = 0;
@@ -82,6 +85,24 @@ static void *consuming_thread(void *arg) {
   return NULL;
 }
 
+// Small blocks: the bound in bytes would be 512 of 32 bytes; at most WS_KEEP_MAX_BLOCKS (64) are
+// kept, so that a class of many small blocks does not hold a long list out of its owner's reach.
+enum { SMALL_SIZE = 32, SMALL_BOUND = 64 };
+
+static void *small_freeing_thread(void *arg) {
+  unsigned char **blocks = arg;
+  ws_alloc_stats before, after;
+  void *held = WS(malloc)(SMALL_SIZE);  // a run of the class
+  ws_alloc_get_stats(&before);
+  for (int i = 0; i < BLOCKS; i++) WS(free)(blocks[i]);
+  ws_alloc_get_stats(&after);
+  printf("kept: %llu of %d small blocks freed kept (bound %d)\n",
+         (unsigned long long)(after.kept_blocks - before.kept_blocks), BLOCKS, SMALL_BOUND);
+  CHECK(after.kept_blocks - before.kept_blocks == SMALL_BOUND);
+  WS(free)(held);
+  return NULL;
+}
+
 static uint64_t run_bytes_now(void) {
   ws_alloc_stats stats;
   ws_alloc_get_stats(&stats);
@@ -125,5 +146,10 @@ int main(void) {
   for (int i = 0; i < BLOCKS; i++) CHECK((produced[i] = WS(malloc)(SIZE)) != NULL);
   CHECK(pthread_create(&consumer, NULL, consuming_thread, produced) == 0);
   CHECK(pthread_join(consumer, NULL) == 0);
+
+  pthread_t small_freer;
+  for (int i = 0; i < BLOCKS; i++) CHECK((produced[i] = WS(malloc)(SMALL_SIZE)) != NULL);
+  CHECK(pthread_create(&small_freer, NULL, small_freeing_thread, produced) == 0);
+  CHECK(pthread_join(small_freer, NULL) == 0);
   return check_summary("kept");
 }

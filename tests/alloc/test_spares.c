@@ -3,7 +3,8 @@
 // at once, runs went back and forth between them through the pool's lock, and each took the
 // other's runs out of its cache (standard workload in Wasm, 2 threads: 54 -> 31 ms). And a
 // thread that frees everything it had keeps few of those runs while it idles; malloc_trim gives
-// every spare back, down to a single page.
+// every spare back, down to a single page. Runs other threads' frees emptied serve another
+// class before memory grows.
 #include "check.h"
 
 #include <pthread.h>
@@ -13,7 +14,7 @@
 #include "medium_blocks.h"
 #include "wasmscale/alloc.h"
 
-#include "../../src/alloc/internal.h"  // WS_PAGE_SIZE
+#include "../../src/alloc/internal.h"  // WS_PAGE_SIZE, ws_span_of, the pool's spans
 
 enum { RING = 1024, STEPS = 200000, THREADS = 2, IDLE_BLOCKS = 3000, IDLE_SIZE = 1500 };
 
@@ -93,6 +94,8 @@ static void *one_spare_page(void *arg) {
   (void)arg;
   void *blocks[6];
   for (int i = 0; i < 6; i++) CHECK((blocks[i] = WS(malloc)(3000)) != NULL);
+  // The heap had a run of the class, full by then, when it took the sixth block's.
+  CHECK(ws_span_of(blocks[0])->pages == 1 && ws_span_of(blocks[5])->pages > 1);
   for (int i = 0; i < 5; i++) WS(free)(blocks[i]);
   uint64_t before = held_by_heaps();
   WS(malloc_trim)(0);
@@ -108,7 +111,63 @@ static void a_trim_gives_back_a_single_spare_page(void) {
   pthread_join(thread, NULL);
 }
 
+// Memory grows only after the heap has taken in its other classes' remote frees. Thread T fills
+// a run of one class (704-byte blocks, 46 to a two-page run) and starts a second; another thread
+// frees every block of the first (it has no run of the class, so it keeps none: they wait on the
+// run). With the pool's free pages taken out of reach, T's first block of another class
+// (1536 bytes, also two-page runs) must come from that emptied run, not from new memory. (In
+// Wasm the stack of the thread that freed them may come back to the pool meanwhile, which
+// serves as well: the test asks only that memory does not grow.)
+enum { FIRST_SIZE = 700, FIRST_BLOCKS = 46, OTHER_SIZE = 1500, HELD_SPANS = 4096 };
+static unsigned char *first_class[FIRST_BLOCKS + 1];
+
+static void *free_first_run(void *arg) {
+  (void)arg;
+  ws_alloc_stats before, after;
+  ws_alloc_get_stats(&before);
+  for (int i = 0; i < FIRST_BLOCKS; i++) WS(free)(first_class[i]);
+  ws_alloc_get_stats(&after);
+  CHECK(after.kept_blocks == before.kept_blocks);
+  return NULL;
+}
+
+static void *grow_only_after_collecting(void *arg) {
+  (void)arg;
+  for (int i = 0; i <= FIRST_BLOCKS; i++) CHECK((first_class[i] = WS(malloc)(FIRST_SIZE)) != NULL);
+  ws_page *first_run = ws_span_of(first_class[0]);
+  CHECK(first_run->capacity == FIRST_BLOCKS && ws_span_of(first_class[FIRST_BLOCKS - 1]) == first_run &&
+        ws_span_of(first_class[FIRST_BLOCKS]) != first_run);
+  pthread_t freer;
+  CHECK(pthread_create(&freer, NULL, free_first_run, NULL) == 0);
+  CHECK(pthread_join(freer, NULL) == 0);
+  WS(malloc_trim)(0);  // no spares of this heap's own to serve from
+  static ws_page *held[HELD_SPANS];
+  int count = 0;
+  while (count < HELD_SPANS && (held[count] = _ws_span_alloc(1, WS_PAGE_SIZE, WS_PAGE_LARGE, WS_SPAN_ANY_FREE)) != NULL) {
+    count++;
+  }
+  CHECK(count < HELD_SPANS);
+  ws_alloc_stats before, after;
+  ws_alloc_get_stats(&before);
+  unsigned char *other = WS(malloc)(OTHER_SIZE);
+  ws_alloc_get_stats(&after);
+  printf("spares: the first block of a new class took %llu growths with a run emptied by remote frees\n",
+         (unsigned long long)(after.growths - before.growths));
+  CHECK(other != NULL && after.growths == before.growths);
+  WS(free)(other);
+  for (int i = 0; i < count; i++) _ws_span_free(held[i]);
+  WS(free)(first_class[FIRST_BLOCKS]);
+  return NULL;
+}
+
+static void memory_grows_only_after_other_classes_are_collected(void) {
+  pthread_t thread;
+  CHECK(pthread_create(&thread, NULL, grow_only_after_collecting, NULL) == 0);
+  CHECK(pthread_join(thread, NULL) == 0);
+}
+
 int main(void) {
+  memory_grows_only_after_other_classes_are_collected();  // first: no orphans of its classes yet
   cycling_threads_rarely_take_the_pool_lock();
   an_idle_thread_keeps_few_runs();
   a_trim_gives_back_a_single_spare_page();
