@@ -10,7 +10,8 @@
 //     free blocks serves;
 //   - a block waiting in a heap's delayed list whose run the heap has handed over since goes to
 //     the run's new owner, not onto the heap's free list;
-//   - where blocks are freed oldest first, used-up runs stop waiting at the back of the list.
+//   - where blocks are freed oldest first, used-up runs stop waiting at the back of the list;
+//   - a look for surplus hands over a run with one block in use.
 // Native only (it reads the allocator's internals), through the ws_* names: a program of its
 // own, whose one thread allocates blocks of one class in order, filling run after run.
 #include "check.h"
@@ -139,6 +140,26 @@ static void oldest_first_frees_stop_waiting(void) {
   for (int i = 0; i < RING; i++) WS(free)(ring[i]);
 }
 
+// A look for surplus hands over every partly used run after the serving one beyond the reserve,
+// one with a single block in use too (orphan.c); only an empty one goes back instead.
+enum { HANDED_BLOCK = 160 };
+static void a_run_with_one_block_in_use_is_handed_over(void) {
+  uint32_t capacity = fill_runs(2, HANDED_BLOCK);
+  for (uint32_t i = 1; i < capacity; i++) WS(free)(blocks[0][i]);  // run 0: one block in use
+  ws_heap *heap = _ws_current_heap;
+  ws_page *serving = run_of(blocks[1][0]), *left = run_of(blocks[0][0]);
+  CHECK(heap->avail[serving->size_class] == serving && serving->next == left && left->used == 1);
+  ws_alloc_stats before, after;
+  ws_alloc_get_stats(&before);
+  _ws_hand_off_surplus(heap, serving, 0);
+  ws_alloc_get_stats(&after);
+  CHECK(after.runs_handed_over - before.runs_handed_over == 1);
+  CHECK(atomic_load(&left->owner) == &_ws_orphanage);
+  WS(free)(blocks[0][0]);  // back to the orphan, which a trim then gives back
+  for (uint32_t i = 0; i < capacity; i++) WS(free)(blocks[1][i]);
+  WS(malloc_trim)(0);
+}
+
 int main(void) {
   rejoin_after_a_quarter(BLOCK);
   rejoin_after_a_quarter(ODD_BLOCK);
@@ -146,5 +167,6 @@ int main(void) {
   every_full_run_rejoins();
   delayed_block_of_a_handed_over_run();
   oldest_first_frees_stop_waiting();
+  a_run_with_one_block_in_use_is_handed_over();
   return check_summary("full runs");
 }
