@@ -7,29 +7,13 @@
 #include <string.h>
 
 #include "check.h"
+#include "take_the_pool.h"
 #include "wasmscale/alloc.h"
 
 enum { DONORS = 256, ASKED = 60, ALIGNED = 8, DONOR_SIZE = 1100, DONOR_CLASS = 1152, SIZE = 1000 };
-enum { PAGE = 16 << 10, MEDIUM_MAX = 32 << 10, MAX_LARGE = 4096 };
-
-// Large blocks for every free span of the pool that could hold a run, so the next fresh run
-// needs new memory. Returns how many it took.
-static int take_the_pool(void **large) {
-  int count = 0;
-  for (;;) {
-    ws_alloc_stats stats;
-    ws_alloc_get_stats(&stats);
-    if (stats.pool_largest_free < 2 * PAGE || count == MAX_LARGE) return count;
-    size_t size = stats.pool_largest_free > MEDIUM_MAX ? stats.pool_largest_free : MEDIUM_MAX + 1;
-    large[count] = WS(malloc)(size);
-    CHECK(large[count] != NULL);
-    if (large[count] == NULL) return count;
-    count++;
-  }
-}
 
 int main(void) {
-  static void *donors[DONORS], *asked[ASKED], *large[MAX_LARGE];
+  static void *donors[DONORS], *asked[ASKED], *large[POOL_MAX_LARGE];
   for (int i = 0; i < DONORS; i++) {
     donors[i] = WS(malloc)(DONOR_SIZE);
     CHECK(donors[i] != NULL && WS(malloc_usable_size)(donors[i]) == DONOR_CLASS);
@@ -66,6 +50,6 @@ int main(void) {
   for (int i = 0; i < DONORS; i++) {
     if (i % 3 != 0) WS(free)(donors[i]);
   }
-  for (int i = 0; i < taken; i++) WS(free)(large[i]);
+  give_the_pool_back(large, taken);
   return check_summary("larger class");
 }

@@ -12,9 +12,10 @@
 #include <string.h>
 
 #include "medium_blocks.h"
+#include "take_the_pool.h"
 #include "wasmscale/alloc.h"
 
-#include "../../src/alloc/internal.h"  // WS_PAGE_SIZE, ws_span_of, the pool's spans
+#include "../../src/alloc/internal.h"  // WS_PAGE_SIZE, ws_span_of
 
 enum { RING = 1024, STEPS = 200000, THREADS = 2, IDLE_BLOCKS = 3000, IDLE_SIZE = 1500 };
 
@@ -114,11 +115,11 @@ static void a_trim_gives_back_a_single_spare_page(void) {
 // Memory grows only after the heap has taken in its other classes' remote frees. Thread T fills
 // a run of one class (704-byte blocks, 46 to a two-page run) and starts a second; another thread
 // frees every block of the first (it has no run of the class, so it keeps none: they wait on the
-// run). With the pool's free pages taken out of reach, T's first block of another class
-// (1536 bytes, also two-page runs) must come from that emptied run, not from new memory. (In
-// Wasm the stack of the thread that freed them may come back to the pool meanwhile, which
-// serves as well: the test asks only that memory does not grow.)
-enum { FIRST_SIZE = 700, FIRST_BLOCKS = 46, OTHER_SIZE = 1500, HELD_SPANS = 4096 };
+// run). With the pool's free spans of two pages or more held (take_the_pool.h), T's first block
+// of another class (1536 bytes, also two-page runs) must come from that emptied run, not from
+// new memory. (In Wasm the stack of the thread that freed them may come back to the pool
+// meanwhile, which serves as well: the test asks only that memory does not grow.)
+enum { FIRST_SIZE = 700, FIRST_BLOCKS = 46, OTHER_SIZE = 1500 };
 static unsigned char *first_class[FIRST_BLOCKS + 1];
 
 static void *free_first_run(void *arg) {
@@ -141,12 +142,8 @@ static void *grow_only_after_collecting(void *arg) {
   CHECK(pthread_create(&freer, NULL, free_first_run, NULL) == 0);
   CHECK(pthread_join(freer, NULL) == 0);
   WS(malloc_trim)(0);  // no spares of this heap's own to serve from
-  static ws_page *held[HELD_SPANS];
-  int count = 0;
-  while (count < HELD_SPANS && (held[count] = _ws_span_alloc(1, WS_PAGE_SIZE, WS_PAGE_LARGE, WS_SPAN_ANY_FREE)) != NULL) {
-    count++;
-  }
-  CHECK(count < HELD_SPANS);
+  static void *large[POOL_MAX_LARGE];
+  int taken = take_the_pool(large);
   ws_alloc_stats before, after;
   ws_alloc_get_stats(&before);
   unsigned char *other = WS(malloc)(OTHER_SIZE);
@@ -155,7 +152,7 @@ static void *grow_only_after_collecting(void *arg) {
          (unsigned long long)(after.growths - before.growths));
   CHECK(other != NULL && after.growths == before.growths);
   WS(free)(other);
-  for (int i = 0; i < count; i++) _ws_span_free(held[i]);
+  give_the_pool_back(large, taken);
   WS(free)(first_class[FIRST_BLOCKS]);
   return NULL;
 }
