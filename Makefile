@@ -51,10 +51,11 @@ ALLOC_WARNINGS  := -std=c11 -Wall -Wextra -Werror -Iinclude
 
 # $(call c_library,LIBRARY,VARIANT,OBJECT_DIR,COMPILER,ARCHIVER,FLAGS,HEADERS,SOURCES,ROOT): compiles
 # SOURCES into ROOT/obj/OBJECT_DIR/ and archives them as ROOT/lib/VARIANT/libwasmscale-LIBRARY.a.
+# OBJECT_FLAGS, set for some objects as a target-specific variable, come after FLAGS.
 define c_library
 $(9)/obj/$(3)/%.o: %.c $(7)
 	@mkdir -p $$(@D)
-	@$(4) $(6) -c $$< -o $$@
+	@$(4) $(6) $$(OBJECT_FLAGS) -c $$< -o $$@
 $(9)/lib/$(2)/libwasmscale-$(1).a: $$(patsubst %.c,$(9)/obj/$(3)/%.o,$(8))
 	@mkdir -p $$(@D)
 	@echo "build: $$@"
@@ -88,10 +89,17 @@ FS_WARNINGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
 
 # $(call fs_library,VARIANT,COMPILER,ARCHIVER,FLAGS,SOURCES,ROOT)
 fs_library = $(call c_library,fs,$(1),fs-$(1),$(2),$(3),$(FS_WARNINGS) $(DEBUG_CFLAGS) $(4),$(FS_HEADERS),$(5),$(6))
-# In Wasm the file system is built for size: every call's time is mostly its work on paths,
-# nodes and the host, not instruction speed (the trade measured: docs/decisions.md, -Oz).
-$(eval $(call fs_library,wasm-mt,$(EMCC),$(EMAR),-Oz -pthread,$(FS_WASM),$(WASM_BUILD)))
-$(eval $(call fs_library,wasm-st,$(EMCC),$(EMAR),-Oz,$(FS_WASM),$(WASM_BUILD)))
+# In Wasm the file system is built for size (-Oz): most of a call's time is its work on paths,
+# nodes and the host. FS_SPEED, on the path of every read, write and seek (the descriptor table,
+# a memory file's data, the WASI calls), is built for speed (-O2): there the instructions are
+# the time. io.c would gain too, but costs more bytes than the size target leaves (the trades
+# measured: docs/decisions.md, "-O2 where every call runs"). Each object gets one level: emcc
+# given -Oz and then -O2 keeps -Oz's shrink level.
+FS_SPEED := src/fs/fdtable.c src/fs/memory/file.c src/fs/syscalls/wasi.c
+$(eval $(call fs_library,wasm-mt,$(EMCC),$(EMAR),-pthread,$(FS_WASM),$(WASM_BUILD)))
+$(eval $(call fs_library,wasm-st,$(EMCC),$(EMAR),,$(FS_WASM),$(WASM_BUILD)))
+$(WASM_BUILD)/obj/fs-wasm-mt/%.o $(WASM_BUILD)/obj/fs-wasm-st/%.o: OBJECT_FLAGS = -Oz
+$(foreach v,wasm-mt wasm-st,$(patsubst %.c,$(WASM_BUILD)/obj/fs-$(v)/%.o,$(FS_SPEED))): OBJECT_FLAGS = -O2
 $(eval $(call fs_library,native,$(CC),ar,-O2 -g -pthread,$(FS_NATIVE),$(NATIVE_BUILD)))
 WASM_FS_LIBS := $(foreach v,wasm-mt wasm-st,$(WASM_BUILD)/lib/$(v)/libwasmscale-fs.a)
 

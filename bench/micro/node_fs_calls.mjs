@@ -31,6 +31,21 @@ for (const [how, name] of Object.entries(names)) {
   time(`lstat of a missing name, ${how}, throwIfNoEntry: false`, () => fs.lstatSync(`${name}-missing`, { throwIfNoEntry: false }));
   time(`open + close, ${how}`, () => fs.closeSync(fs.openSync(name, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW)));
 }
+// The smallfile workload's cycle as the fewest host calls can make it: a floor for any backend
+// that creates and removes the file on the host (docs/decisions.md, the host backend's floor).
+const buffer = new Uint8Array(200);
+for (const [how, name] of Object.entries(names)) {
+  const cycle = `${name}-cycle`;
+  time(`smallfile cycle (7 calls), ${how}`, () => {
+    let file = fs.openSync(cycle, 'wx');
+    fs.writeSync(file, buffer, 0, 100, 0);
+    fs.closeSync(file);
+    file = fs.openSync(cycle, 'r');
+    fs.readSync(file, buffer, 0, 101, 0);
+    fs.closeSync(file);
+    fs.unlinkSync(cycle);
+  });
+}
 const fd = fs.openSync(path.join(dir, 'f'), 'r+');
 const memory = new Uint8Array(1 << 20);
 time('fstat', () => fs.fstatSync(fd, { bigint: true }));

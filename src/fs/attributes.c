@@ -123,7 +123,7 @@ static int set_times_once(int dirfd, const char *path, const struct timespec tim
     return error;
   }
   struct timespec now;
-  _ws_now(&now);
+  ws_prim_realtime(&now);
   ws_node *node = walk.node;
   ws_rwlock_write(&node->lock);
   _ws_node_resolve_times(node);  // earlier marks must not override the times given here

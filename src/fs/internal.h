@@ -168,7 +168,6 @@ void _ws_node_unref(ws_node *node);
 enum { WS_MARK_CTIME = 1, WS_MARK_MTIME = 2 };
 void _ws_node_touch(ws_node *node, bool modified);
 void _ws_node_resolve_times(ws_node *node);  // with the node's write lock
-void _ws_now(struct timespec *now);
 // 0 if the caller may access `node` as `want` (R_OK | W_OK | X_OK bits), else -EACCES.
 // wasmscale runs as one user that owns every file, so the owner bits decide.
 int _ws_node_permits(const ws_node *node, int want);

@@ -9,8 +9,6 @@
 
 static _Atomic uint64_t next_ino = 1;
 
-void _ws_now(struct timespec *now) { clock_gettime(CLOCK_REALTIME, now); }
-
 // Nodes start on cache lines of their own: the lock word of one busy file must not share a
 // line with a neighbour's, or threads working on different files slow each other down.
 #define NODE_BYTES ((sizeof(ws_node) + 63) & ~(size_t)63)
@@ -30,7 +28,7 @@ ws_node *_ws_node_new(ws_mount *mount, uint32_t mode) {
   node->type = mode & S_IFMT;
   node->mode = mode;
   node->nlink = S_ISDIR(mode) ? 2 : 1;
-  _ws_now(&node->mtime);
+  ws_prim_realtime(&node->mtime);
   node->atime = node->ctime = node->mtime;
   return node;
 }
@@ -67,7 +65,7 @@ void _ws_node_resolve_times(ws_node *node) {
   uint8_t marks = atomic_exchange_explicit(&node->time_marks, 0, memory_order_relaxed);
   if (marks == 0) return;
   struct timespec now;
-  _ws_now(&now);
+  ws_prim_realtime(&now);
   node->ctime = now;
   if (marks & WS_MARK_MTIME) node->mtime = now;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -16,6 +17,7 @@
 #ifdef __EMSCRIPTEN__
 #include <emscripten/console.h>  // emscripten_console_error
 #include <emscripten/heap.h>     // emscripten_get_sbrk_ptr
+#include <emscripten/html5.h>    // emscripten_date_now
 #endif
 
 typedef void (*exit_fn)(void *);
@@ -65,6 +67,19 @@ _Noreturn void _ws_debug_fail(const char *condition, const char *file, int line)
   ws_prim_write_error(message);
 #endif
   abort();
+}
+
+void ws_prim_realtime(struct timespec *now) {
+#ifdef __EMSCRIPTEN__
+  // Date.now() as one JS call that returns a double: Emscripten 3.1.6's clock_gettime writes
+  // its answer through views of memory, which under threads with memory growth it checks (and
+  // may remake) on every call, and every file created reads the clock.
+  double ms = emscripten_date_now(), seconds = __builtin_floor(ms / 1000);
+  now->tv_sec = (time_t)seconds;
+  now->tv_nsec = (long)((ms - seconds * 1000) * 1000000);
+#else
+  clock_gettime(CLOCK_REALTIME, now);
+#endif
 }
 
 int ws_prim_random(void *buffer, size_t length) {

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "debug.h"
 
@@ -71,7 +72,7 @@ void ws_prim_yield(void);
 void ws_prim_futex_wait(_Atomic unsigned *word, unsigned expected);
 void ws_prim_wake_all(_Atomic unsigned *word);
 
-// ----- console and randomness (the file system's /dev) ---------------------------------------
+// ----- console, randomness and the clock (the file system's /dev, file times) ----------------
 // Hands bytes for the host's stdout (stream 1) or stderr (2) over synchronously, from any
 // thread: in Wasm straight to Node's fs.writeSync or the browser console, never through the
 // main thread. The file system passes whole lines except at a flush.
@@ -80,6 +81,8 @@ void ws_prim_console_write(int stream, const char *data, size_t length);
 int64_t ws_prim_console_read(void *data, size_t length);
 // Fills `buffer` with random bytes; 0 or -errno.
 int ws_prim_random(void *buffer, size_t length);
+// The wall clock (CLOCK_REALTIME), for file times.
+void ws_prim_realtime(struct timespec *now);
 
 // ----- host files (the file system's host-directory backend) ----------------------------------
 // One host's file calls, as a table (the model of SQLite's sqlite3_io_methods): the platform's

@@ -23,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conformance_support.h"
@@ -487,6 +488,25 @@ static const char *LATER(struct timespec before, struct timespec after) {
   return N(after.tv_sec > before.tv_sec || (after.tv_sec == before.tv_sec && after.tv_nsec > before.tv_nsec));
 }
 
+static double ms_of(struct timespec time) { return (double)time.tv_sec * 1000 + (double)time.tv_nsec / 1e6; }
+
+// Whether `path`'s three times are the wall clock's (CLOCK_REALTIME) between `before` and a read
+// just after the stat (which may be what sets them), within 50 ms: Linux stamps files from a
+// clock that lags by up to a tick.
+static const char *STAMPED_SINCE(const char *path, struct timespec before) {
+  struct stat info;
+  if (stat(path, &info) != 0) return errno_name(errno);
+  struct timespec after;
+  clock_gettime(CLOCK_REALTIME, &after);
+  const struct timespec times[3] = {info.st_atim, info.st_mtim, info.st_ctim};
+  for (int i = 0; i < 3; i++) {
+    if (times[i].tv_nsec < 0 || times[i].tv_nsec >= 1000000000) return TEXT("tv_nsec %ld", (long)times[i].tv_nsec);
+    double at = ms_of(times[i]), early = ms_of(before) - at, late = at - ms_of(after);
+    if (early > 50 || late > 50) return TEXT("%ctime %.0f ms outside the clock's reads", "amc"[i], early > 50 ? early : late);
+  }
+  return "1";
+}
+
 // How many of the entries of directory `path` are named `a` and `b`, read in small batches.
 static const char *ENTRIES_NAMED(const char *path, const char *a, const char *b) {
   DIR *dir = opendir(path);
@@ -586,6 +606,10 @@ static void edge_cases(void) {
   CASE("mkdir", "the root", N(mkdir("/", 0755)), "EEXIST");
   CASE("rename", "the root", N(rename("/", "edge/root")), "EBUSY");
 
+  struct timespec clock_before;
+  clock_gettime(CLOCK_REALTIME, &clock_before);
+  put_file("edge/stamped", "s");
+  CASE("creat", "stamps the file with the wall clock's time", STAMPED_SINCE("edge/stamped", clock_before), "1");
   struct timespec before = time_of("edge", true);
   usleep(20000);
   put_file("edge/new", "n");
