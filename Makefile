@@ -92,9 +92,9 @@ fs_library = $(call c_library,fs,$(1),fs-$(1),$(2),$(3),$(FS_WARNINGS) $(DEBUG_C
 # In Wasm the file system is built for size (-Oz): most of a call's time is its work on paths,
 # nodes and the host. FS_SPEED, on the path of every read, write and seek (the descriptor table,
 # a memory file's data, the WASI calls), is built for speed (-O2): there the instructions are
-# the time. io.c would gain too, but costs more bytes than the size target leaves (the trades
-# measured: docs/decisions.md, "-O2 where every call runs"). Each object gets one level: emcc
-# given -Oz and then -O2 keeps -Oz's shrink level.
+# the time. All of io.c at -O2 would cost more bytes than the size target leaves; its transfer()
+# inlines its helpers by itself (the trades measured: docs/decisions.md, "-O2 where every call
+# runs"). Each object gets one level: emcc given -Oz and then -O2 keeps -Oz's shrink level.
 FS_SPEED := src/fs/fdtable.c src/fs/memory/file.c src/fs/syscalls/wasi.c
 $(eval $(call fs_library,wasm-mt,$(EMCC),$(EMAR),-pthread,$(FS_WASM),$(WASM_BUILD)))
 $(eval $(call fs_library,wasm-st,$(EMCC),$(EMAR),,$(FS_WASM),$(WASM_BUILD)))

@@ -69,7 +69,11 @@ static int64_t vector_length(const struct iovec *iov, int count) {
 }
 
 // The common shape of readv/writev/preadv/pwritev. offset < 0: at (and advancing) the position.
-static int64_t transfer(int fd, const struct iovec *iov, int count, int64_t offset, bool writing) {
+// Every read and write runs through it: `flatten` inlines the lock and predicate helpers it
+// calls, which the file system's -Oz would leave as calls (the Makefile's FS_SPEED builds whole
+// files at -O2 instead; this one would cost more bytes that way).
+__attribute__((flatten)) static int64_t transfer(int fd, const struct iovec *iov, int count, int64_t offset,
+                                                 bool writing) {
   int64_t total = vector_length(iov, count);
   if (total < 0) return total;
   // Taken with the position; a pipe or device gives it back at once, since it has no position
