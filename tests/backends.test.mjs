@@ -89,7 +89,8 @@ test('Module.wasmscaleFS.mount: a host directory mounted from JavaScript (wasmsc
 });
 
 // A host directory to be the root (tests/fs/rawfs.c): a dev/ the program's own /dev hides,
-// and a tmp/ that is /tmp when `withTmp`.
+// a tmp/ that is /tmp when `withTmp`, then later.txt (listed after them where a directory lists
+// entries in the order they were made).
 function rootDir(name, withTmp) {
   const host = hostDir(name);
   fs.mkdirSync(path.join(host.dir, 'dev'));
@@ -98,6 +99,7 @@ function rootDir(name, withTmp) {
     fs.mkdirSync(path.join(host.dir, 'tmp'));
     fs.writeFileSync(path.join(host.dir, 'tmp', 'keep.txt'), 'keep\n');
   }
+  fs.writeFileSync(path.join(host.dir, 'later.txt'), 'later\n');
   return host;
 }
 
@@ -111,7 +113,7 @@ function checkRootHost({ base, dir }, threads, withTmp) {
     assert.equal(data.length, RAW_RECORD * RAW_ROUNDS);
     for (let r = 0; r < RAW_ROUNDS; r++) assert.deepEqual([data[r * RAW_RECORD], data[r * RAW_RECORD + 1]], [t, r]);
   }
-  const expected = ['absolute', 'dev', 'escape', 'input.txt', 'out', 'sub', ...(withTmp ? ['tmp'] : [])];
+  const expected = ['absolute', 'dev', 'escape', 'input.txt', 'later.txt', 'out', 'sub', ...(withTmp ? ['tmp'] : [])];
   assert.deepEqual(fs.readdirSync(dir).sort(), expected, 'nothing else was created in the host root');
   assert.deepEqual(fs.readdirSync(path.join(dir, 'dev')), ['keep.txt'], 'the host dev/ is untouched');
   if (withTmp) {

@@ -92,9 +92,9 @@ test('memory backend: a file holds the chunks the design says (st_blocks), and b
   expectOutput(runWasm(wasm('memory_use')), held);
 });
 
-test('core calls no libc call reaches: whole writes, sync of everything open with an injected failure, host writes cut at RLIMIT_FSIZE, a host file on descriptor 0, host st_blocks and refusals, openat relative to a file, _ws_make_dirs (mkdirTree) (the core under ASan+UBSan)', () => {
+test('core calls no libc call reaches: whole writes, sync of everything open with an injected failure, host writes cut at RLIMIT_FSIZE, which devices are terminals, fallocate modes refused, a host file on descriptor 0, host st_blocks and refusals, openat relative to a file, _ws_make_dirs (mkdirTree) (the core under ASan+UBSan)', () => {
   const hostDir = fs.mkdtempSync(path.join(scratch, 'core-calls-'));
-  expectOutput(run(core('core_calls', 'address,undefined'), [hostDir]), /core_calls: whole writes, every sync, writes cut at the file-size limit, descriptor 0, host refusals/);
+  expectOutput(run(core('core_calls', 'address,undefined'), [hostDir]), /core_calls: whole writes, every sync, writes cut at the file-size limit, terminals, descriptor 0, host refusals/);
 });
 
 // Lazy files (_ws_fs_create_lazy, FS.createLazyFile). On the core, against host files it changes

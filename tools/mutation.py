@@ -373,6 +373,7 @@ class Worker:
     def check_rawfs(self, timeout):
         """A host directory as the root (WASMSCALE_MOUNTS="/=."), /dev and /tmp the program's own."""
         _, folder = self.host_dir("rawfs", "dev/keep.txt", "keep\n")
+        write(os.path.join(folder, "later.txt"), "later\n")  # made after dev/, which /dev hides
         env = dict(self.env(), WASMSCALE_MOUNTS="/=.")
         return self.run([self.core_test("rawfs"), "/", "2", "memory"], timeout, r"host root verified", cwd=folder, env=env)
 

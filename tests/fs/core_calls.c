@@ -10,7 +10,8 @@
 //   a file; directories moved in and out of its root leave the root usable;
 // - openat relative to a file's descriptor (ENOTDIR) leaves the file's node intact; a name whose
 //   hash in a memory directory's index is another's is not that other;
-// - vectors whose lengths add up past SSIZE_MAX are refused (EINVAL);
+// - vectors whose lengths add up past SSIZE_MAX are refused (EINVAL); fallocate's modes other
+//   than the default are refused (EOPNOTSUPP); the console's devices are terminals, no others;
 // - _ws_make_dirs (mkdirTree) makes a path's missing directories and stops at a real failure;
 // - a symlink's expansion longer than PATH_MAX with its zero is ENAMETOOLONG, by one byte;
 //   readlink into a buffer of 0 bytes, or of more than INT_MAX, is EINVAL; getcwd of a path
@@ -103,6 +104,32 @@ static void console_fsync(void) {
   close(pipe_fds[1]);
   CHECK(wrote == 7 && synced == 0 && read_back == 7 && memcmp(got, "partial", 7) == 0,
         "fsync(1) sent on '%s' (%ld bytes)", got, read_back);
+}
+
+// fallocate's modes other than the default (here FALLOC_FL_KEEP_SIZE, 1) are refused with
+// EOPNOTSUPP, leaving the file as it was (Linux's file systems differ here: not a conformance case).
+static void fallocate_modes(void) {
+  int fd = (int)t_open("modes", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  CHECK(fd >= 0 && _ws_fs_fallocate(fd, 1, 0, 100) == -EOPNOTSUPP, "fallocate with FALLOC_FL_KEEP_SIZE: EOPNOTSUPP");
+  CHECK(fd >= 0 && t_size(fd) == 0, "the file is still empty (%lld bytes)", fd >= 0 ? (long long)t_size(fd) : -1LL);
+  if (fd >= 0) t_close(fd);
+  t_unlink("modes");
+}
+
+// The console's devices are terminals and the other devices are not (isatty: ENOTTY).
+static void terminals(void) {
+  static const struct {
+    const char *path;
+    int flags, expected;
+  } devices[] = {{"/dev/stdin", O_RDONLY, 1},      {"/dev/stdout", O_WRONLY, 1},      {"/dev/stderr", O_WRONLY, 1},
+                 {"/dev/tty", O_RDWR, 1},          {"/dev/null", O_RDWR, -ENOTTY},    {"/dev/zero", O_RDONLY, -ENOTTY},
+                 {"/dev/urandom", O_RDONLY, -ENOTTY}};
+  for (size_t i = 0; i < sizeof devices / sizeof *devices; i++) {
+    int fd = _ws_fs_openat(WS_AT_FDCWD, devices[i].path, devices[i].flags, 0);
+    int got = fd >= 0 ? _ws_fs_isatty(fd) : fd;
+    CHECK(got == devices[i].expected, "isatty of %s: %d, expected %d", devices[i].path, got, devices[i].expected);
+    if (fd >= 0) _ws_fs_close(fd);
+  }
 }
 
 // A host file the process holds on descriptor 0 (stdin closed first) reads like any other, and
@@ -411,6 +438,8 @@ int main(int argc, char **argv) {
   sync_all_reports();
   host_file_size_limit(argv[1]);
   console_fsync();
+  terminals();
+  fallocate_modes();
   host_file_on_descriptor_zero();
   host_blocks_and_refusals(argv[1]);
   host_directory_moves();
@@ -430,6 +459,6 @@ int main(int argc, char **argv) {
     printf("core_calls: %d failures\n", failures);
     return 1;
   }
-  printf("core_calls: whole writes, every sync, writes cut at the file-size limit, descriptor 0, host refusals\n");
+  printf("core_calls: whole writes, every sync, writes cut at the file-size limit, terminals, descriptor 0, host refusals\n");
   return 0;
 }

@@ -1,11 +1,12 @@
 // A host directory as the root (wasmscale-cc -sNODERAWFS, --mount=/=DIR; natively the
 // environment's WASMSCALE_MOUNTS="/=DIR"). Run in a host directory that holds input.txt
-// ("hello from the host\n"), a directory dev/, a symlink `escape` to ../secret.txt and, for
-// TMP "host", a directory tmp/ with keep.txt ("keep\n"); checks:
+// ("hello from the host\n"), a symlink `escape` to ../secret.txt, a directory dev/, for TMP
+// "host" a directory tmp/ with keep.txt ("keep\n"), and then later.txt; checks:
 //   - the program starts in START ("/" when the root is the working directory, else the
 //     working directory's host path) and reads the host's files by relative path;
 //   - /dev is the program's own (in memory): usable, listed once in "/", hiding the host's
-//     dev/, and it cannot be removed, renamed or unmounted; ".." of /dev is the root;
+//     dev/ but none of the entries listed after it (later.txt), and it cannot be removed,
+//     renamed or unmounted; ".." of /dev is the root;
 //   - /tmp is the host's tmp/ (TMP "host") or the program's own in memory (TMP "memory"); TMP
 //     "skip" leaves /tmp alone (the root is the host's /: its /tmp is everyone's);
 //   - nothing leads above the root (when the root is the working directory);
@@ -132,6 +133,13 @@ int main(int argc, char **argv) {
   check_read("input.txt", "hello from the host\n");
   if (strcmp(start, "/") == 0) check_read("/input.txt", "hello from the host\n");
   check_dev();
+  // The host's entries on both sides of the dev/ (and tmp/) that grafts hide are listed, once
+  // each: the test makes input.txt before dev/ and later.txt after it.
+  if (strcmp(start, "/") == 0) {
+    CHECK(t_entries_named("/", "input.txt") == 1 && t_entries_named("/", "later.txt") == 1,
+          "\"/\" lists input.txt %d times and later.txt %d times", t_entries_named("/", "input.txt"),
+          t_entries_named("/", "later.txt"));
+  }
   use_tmp = strcmp(argv[3], "skip") != 0;
   if (use_tmp) check_tmp(strcmp(argv[3], "host") == 0);
   check_dot_dot(start);
