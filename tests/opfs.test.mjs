@@ -4,7 +4,8 @@
 // threads on their own files and on one shared file, the main thread itself calling OPFS
 // (it spins instead of sleeping: no deadlock), a pthread using OPFS while the main thread
 // spins in Wasm or waits in pthread_join (no hang: nothing waits on the main thread), a full quota gives ENOSPC without losing what
-// was accepted, and a file another page holds gives EBUSY with a message instead of a hang.
+// was accepted, and a file another page holds gives EBUSY with a message instead of a hang (and
+// the I/O worker's exclusive create, called directly, gives EEXIST for what is already there).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -120,7 +121,7 @@ test(`a pthread uses OPFS while the main thread spins in Wasm, then while it wai
     assertExit(await runInPage(page, 'main-thread', ['mainbusy']), /mainbusy: 8 files written and read back while the main thread spun/);
   }));
 
-test(`a file another page holds: stat works, open gives EBUSY with a message in ${BROWSER_TITLE}`, async () => {
+test(`a file another page holds: stat works, open gives EBUSY with a message; an exclusive create finds what is there in ${BROWSER_TITLE}`, async () => {
   const holder = await browser.newPage();
   const page = await browser.newPage();
   try {

@@ -7,7 +7,8 @@
 //             and append records to one shared file with O_APPEND; every record is checked.
 //   quota     (the test limits the origin's quota) writes until ENOSPC; what write() said it
 //             wrote must be there after fsync, and an earlier file is untouched.
-//   busy      a file another page holds: stat works, open fails with EBUSY, never hangs.
+//   busy      a file another page holds: stat works, open fails with EBUSY, never hangs; and
+//             the I/O worker's exclusive create, called directly, finds what is already there.
 //   mainbusy  (main() on the page's main thread) a pthread writes, fsyncs and reads back OPFS
 //             files while the main thread spins in Wasm without yielding, then while it is
 //             blocked in pthread_join: the backend must not need the main thread's event loop.
@@ -29,6 +30,7 @@
 #define CHECK_NAME "opfs"
 #include "check.h"
 #include "wasmscale/fs.h"
+#include "../../src/fs/opfs/opfs.h"
 
 static unsigned char pattern(int id, long offset) { return (unsigned char)(offset * 131 + id * 7 + (offset >> 9)); }
 
@@ -218,6 +220,34 @@ static int quota(void) {
 }
 
 // ----- busy -----------------------------------------------------------------------------------
+// The I/O worker's exclusive create, called directly. In the file system it follows a lookup that
+// found no such name, and it asks OPFS nothing more first; only another tab can have made the
+// name since, and what the create finds then must give EEXIST, leaving it as it was: a file
+// another page holds, a directory, a file with data, or a file this program has open.
+static void exclusive_creates(void) {
+  const int create = WS_HOST_READ_WRITE | WS_HOST_CREATE;
+  CHECK(_ws_opfs_open_file("/wasmscale-test/held.txt", create) == -EEXIST, "exclusive create of a file another page holds");
+  CHECK(mkdir("/persist/excl-dir", 0755) == 0, "mkdir");
+  CHECK(_ws_opfs_open_file("/wasmscale-test/excl-dir", create) == -EEXIST, "exclusive create of a directory's name");
+  rmdir("/persist/excl-dir");
+  int fd = open("/persist/excl-data", O_CREAT | O_RDWR | O_TRUNC, 0644);
+  CHECK(fd >= 0 && write(fd, "data", 4) == 4 && close(fd) == 0, "write excl-data");
+  usleep(1500 * 1000);  // the worker lets go of the idle handle: the create finds the file in OPFS
+  CHECK(_ws_opfs_open_file("/wasmscale-test/excl-data", create) == -EEXIST, "exclusive create of a file with data");
+  char back[8] = {0};
+  fd = open("/persist/excl-data", O_RDONLY);
+  CHECK(fd >= 0 && read(fd, back, sizeof back) == 4 && memcmp(back, "data", 4) == 0 && close(fd) == 0,
+        "the file with data is left as it was: '%s'", back);
+  unlink("/persist/excl-data");
+  fd = open("/persist/excl-open", O_CREAT | O_RDWR | O_TRUNC, 0644);
+  CHECK(fd >= 0 && _ws_opfs_open_file("/wasmscale-test/excl-open", create) == -EEXIST,
+        "exclusive create of a file open here");
+  close(fd);
+  unlink("/persist/excl-open");
+  fd = _ws_opfs_open_file("/wasmscale-test/excl-new", create);
+  CHECK(fd >= 0 && _ws_opfs_close_file(fd) == 0 && unlink("/persist/excl-new") == 0, "exclusive create of a new name: %d", fd);
+}
+
 static int busy(void) {
   struct stat info;
   CHECK(stat("/persist/held.txt", &info) == 0 && info.st_size == 5, "stat a file another page holds");
@@ -226,6 +256,7 @@ static int busy(void) {
   fd = open("/persist/free.txt", O_CREAT | O_RDWR | O_TRUNC, 0644);
   CHECK(fd >= 0 && write(fd, "free", 4) == 4 && close(fd) == 0 && unlink("/persist/free.txt") == 0,
         "other files still work");
+  exclusive_creates();
   printf("busy: EBUSY\n");
   return 0;
 }

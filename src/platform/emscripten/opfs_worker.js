@@ -290,21 +290,29 @@ mergeInto(LibraryManager.library, {
       },
       open: async function(r) {
         var path = text(r.path), exclusive = (r.length & 2) !== 0;
-        if (byPath.has(path) && !exclusive) {  // open here, or idle
+        if (byPath.has(path)) {  // open here, or idle
+          if (exclusive) throw failure(E.EEXIST);
           var fd = byPath.get(path), file = files.get(fd);
           file.opens++;
           f64[(r.address + 32) >> 3] = file.sync.getSize();
           return fd;
         }
-        var dir = await dirAt(parentOf(path));
-        if (exclusive && await entryOrNull(path)) throw failure(E.EEXIST);
-        var handle;
+        // An exclusive create comes right after the file system found no such name, so it asks
+        // OPFS nothing more first (OPFS has no exclusive create: asking would only narrow the
+        // race with another tab, at a request's cost). What it finds instead tells: a directory,
+        // a file another tab holds, or one with data is there already.
+        var dir = await dirAt(parentOf(path)), handle, sync;
         try {
           handle = await dir.getFileHandle(leafOf(path), {create: exclusive});
+          sync = await openHandle(handle);
         } catch (e) {
+          if (exclusive && (e.name === 'TypeMismatchError' || e.name === 'NoModificationAllowedError')) throw failure(E.EEXIST);
           throw e.name === 'TypeMismatchError' ? failure(E.EISDIR) : e;
         }
-        var sync = await openHandle(handle);
+        if (exclusive && sync.getSize() > 0) {
+          sync.close();
+          throw failure(E.EEXIST);
+        }
         fd = freeDescriptor();
         files.set(fd, {path: path, handle: handle, sync: sync, opens: 1, ino: inoOf(path), mtime: exclusive ? Date.now() : 0});
         byPath.set(path, fd);
