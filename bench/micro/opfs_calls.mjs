@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { launchBrowser } from '../runner/hosts/browsers.mjs';
 import { startServer } from '../runner/server.mjs';
+import { median } from '../runner/summary.mjs';
 
 const ROUNDS = Number(process.argv[2] || 5);
 
@@ -94,11 +95,10 @@ try {
     if (!Array.isArray(rows)) throw new Error(`the worker failed: ${rows}`);
     rounds.push(rows);
   }
-  const median = (values) => values.slice().sort((a, b) => a - b)[values.length >> 1];
+  const fixed = (v) => v.toFixed(1);
   console.log(`µs per call, median (min-max) of ${ROUNDS} rounds, Chromium, dedicated worker`);
   rounds[0].forEach(([name], row) => {
     const values = rounds.map((r) => r[row][1]);
-    const fixed = (v) => v.toFixed(1);
     console.log(`${fixed(median(values)).padStart(8)} (${fixed(Math.min(...values))}-${fixed(Math.max(...values))})  ${name}`);
   });
 } finally {
