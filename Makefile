@@ -125,9 +125,11 @@ PEER_SOURCES  := $(wildcard peers/mimalloc/*) $(ALLOC_SOURCES) $(ALLOC_HEADERS) 
 setup:
 	@scripts/setup.sh
 
-# The runner's matrix names the programs: <workload>-<malloc>-<fs>-<where>.
-# (Empty before set-up has installed emcc: the recursive make that builds them asks again.)
-BENCH_PROGRAMS := $(shell $(NODE) bench/runner/matrix.mjs --programs 2>/dev/null)
+# The runner's matrix names the programs: <workload>-<malloc>-<fs>-<where>. Node is asked only
+# when a goal builds them: the driver's make of one library must not wait for it. (Empty before
+# set-up has installed emcc: the recursive make that builds them asks again.)
+wants_goal = $(if $(MAKECMDGOALS),$(filter $(1),$(MAKECMDGOALS)),$(filter $(1),all))
+BENCH_PROGRAMS := $(if $(call wants_goal,all programs),$(shell $(NODE) bench/runner/matrix.mjs --programs 2>/dev/null))
 programs: $(BENCH_PROGRAMS:%=$(WASM_BUILD)/bench/%.js) $(BUILD)/bench/native-malloc $(NATIVE_BUILD)/lib/native/libwasmscale-alloc.so \
           $(WASM_BUILD)/bench/size-baseline.wasm $(BUILD)/bench/contention-malloc
 
@@ -199,7 +201,7 @@ bench:
 # The scaling subset (bench/runner/scaling.mjs) up to 16 threads, made into a kit in
 # build/scaling-kit that runs here or, carried over, on a machine with more cores; its report
 # goes to bench/results/scaling/.
-SCALING_PROGRAMS = $(shell $(NODE) bench/runner/scaling.mjs --programs 2>/dev/null)
+SCALING_PROGRAMS := $(if $(call wants_goal,scaling-programs),$(shell $(NODE) bench/runner/scaling.mjs --programs 2>/dev/null))
 SCALING_THREADS := 1,2,4,8,16
 bench-scaling:
 	@scripts/setup.sh
@@ -213,11 +215,15 @@ scaling-programs: $(SCALING_PROGRAMS:%=$(WASM_BUILD)/bench/%.js) $(BUILD)/bench/
 # suite once more in the debug build (WS_DEBUG=2: the checks and validators of
 # src/platform/debug.h), but for the two files that never reach its libraries: the benchmark's
 # (it measures the release build) and the mutation test's (it compiles its mutants itself).
-# TEST_DEBUG=0 leaves the debug pass out.
+# TEST_DEBUG=0 leaves the debug pass out. TEST_MUTATION=0 leaves the mutation sample out (its test
+# says so): the sample measures the tests, which are the same whichever release builds them, so
+# .ci/run draws it in the default release's pass only.
 BROWSER_TESTS := tests/fs.test.mjs tests/packaging.test.mjs tests/opfs.test.mjs tests/examples.test.mjs
 NODE_TEST := $(NODE) --test --test-concurrency=1 --test-timeout=1200000
 DEBUG_TESTS := $(filter-out tests/bench.test.mjs tests/mutation.test.mjs,$(wildcard tests/*.test.mjs))
 TEST_DEBUG ?= 1
+TEST_MUTATION ?= 1
+export TEST_MUTATION
 test:
 	@scripts/setup.sh
 	@$(MAKE) --no-print-directory libs programs

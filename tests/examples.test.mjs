@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { BROWSER_TITLE, ROOT, run } from './helpers.mjs';
+import { BROWSER_TITLE, ROOT, run, runWasm } from './helpers.mjs';
 import { toolchain, wasmBuildDir } from '../tools/toolchain.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-examples-'));
@@ -66,9 +66,11 @@ test('the indexer on Node over a host directory: the index it writes there is ex
     assert.equal(fs.readFileSync(path.join(dir, 'INDEX.txt'), 'utf8'), expected);
   }
   // Threads share host descriptors (one opens, another closes); Node workers that tracked their
-  // own made Node abort at exit now and then (1 in 5 to 20 runs at 4 threads): 12 more runs.
+  // own made Node abort at exit now and then (1 in 5 to 20 runs at 4 threads): 12 more runs of
+  // the program the script has just built, as the script runs it (without building it again).
+  const program = path.join(wasmBuildDir(), 'examples', 'indexer-host.js');
   for (let again = 0; again < 12; again++) {
-    const result = run(process.execPath, [path.join(ROOT, 'examples/indexer/index-host-dir.mjs'), dir, '4']);
+    const result = runWasm(program, ['/corpus', '/corpus/INDEX.txt', '4'], { cwd: dir });
     assert.equal(result.status, 0, `run ${again}: ${result.stdout}${result.stderr}`);
     assert.doesNotMatch(result.stderr, /unmanaged mode/);
   }
