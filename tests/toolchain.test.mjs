@@ -39,6 +39,39 @@ test('an emcc the driver cannot use is named in one line, with status 2', () => 
   }
 });
 
+// A release's own tree: emcc beside emcc.py and emscripten-version.txt (as emsdk lays it out).
+// Its emcc fails if it is run at all, so every answer here comes from the version file.
+function fakeTree(name, version) {
+  const tree = path.join(scratch, name);
+  fs.mkdirSync(tree);
+  fs.writeFileSync(path.join(tree, 'emcc'), '#!/bin/sh\necho "this emcc was run" >&2; exit 7\n', { mode: 0o755 });
+  fs.writeFileSync(path.join(tree, 'emcc.py'), '');
+  fs.writeFileSync(path.join(tree, 'emscripten-version.txt'), version);
+  return path.join(tree, 'emcc');
+}
+
+test("in a release's own tree the version comes from its emscripten-version.txt, without running emcc", () => {
+  const driver = (emcc, args) => run(DRIVER, args, { env: { ...process.env, EMCC: emcc } });
+  const known = fakeTree('tree-known', '4.0.23-git\n');
+  const linked = path.join(scratch, 'linked-emcc');
+  fs.symlinkSync(known, linked);  // found through the link, in the tree it points into
+  for (const emcc of [known, linked]) {
+    const printed = driver(emcc, ['--print-command', '-c', 'x.c']);
+    assert.equal(printed.status, 0, printed.stderr);
+    assert.equal(printed.stdout.trim().split(' ')[0], emcc);
+  }
+  for (const [version, pattern] of [
+    ['"6.1.0"\n', /is Emscripten 6\.1\.0, whose syscall ABI wasmscale has not been checked against/],
+    ['3.1.5\n', /is Emscripten 3\.1\.5, older than 3\.1\.6/],
+    ['main\n', /emscripten-version\.txt does not name an Emscripten release \(main\)/],
+  ]) {
+    const result = driver(fakeTree(`tree-${version.replace(/\W/g, '')}`, version), ['-c', 'x.c']);
+    assert.equal(result.status, 2, result.stderr);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.match(result.stderr, pattern);
+  }
+});
+
 test('each release builds its libraries and peers in its own folder, build/emscripten-VERSION', () => {
   const { version, folder } = toolchain();
   assert.equal(folder, `emscripten-${version}${DEBUG_LEVEL ? `-debug${DEBUG_LEVEL}` : ''}`);

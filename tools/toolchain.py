@@ -56,7 +56,20 @@ def find_emcc(emcc=None):
 
 
 def version_of(emcc):
-    """(major, minor, tiny) that `emcc --version` reports."""
+    """(major, minor, tiny) of the release `emcc` belongs to. In a release's own tree (emsdk, a
+    source checkout: emcc beside emcc.py) that is emscripten-version.txt beside it, the file emcc
+    reads to answer --version, so the driver need not start emcc's Python for it on every
+    compile; elsewhere (a wrapper such as Debian's /usr/bin/emcc) it is what `emcc --version`
+    reports."""
+    tree = os.path.dirname(os.path.realpath(emcc))
+    stamp = os.path.join(tree, "emscripten-version.txt")
+    if os.path.isfile(os.path.join(tree, "emcc.py")) and os.path.isfile(stamp):
+        with open(stamp, encoding="utf-8", errors="replace") as file:
+            said = file.read().strip()
+        match = re.match(r'"?(\d+)\.(\d+)\.(\d+)', said)
+        if match is None:
+            raise ToolchainError(f"{stamp} does not name an Emscripten release ({said[:120] or 'empty'})")
+        return tuple(int(part) for part in match.groups())
     try:
         result = subprocess.run([emcc, "--version"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError) as problem:
