@@ -33,7 +33,9 @@ EMAR    ?= $(patsubst %emcc,%emar,$(EMCC))
 # Every benchmark program shares these emcc flags; "-pthread" programs also proxy main().
 BENCH_CFLAGS := -O2 -pthread -sEXIT_RUNTIME=1 -sPTHREAD_POOL_SIZE=6 -sALLOW_MEMORY_GROWTH=1 \
                 -Wno-pthreads-mem-growth
-BENCH_HARNESS := bench/src/harness.c bench/src/harness.h
+# The harness every benchmark program is built with, and the headers beside it (a change to
+# either rebuilds them all).
+BENCH_HARNESS := bench/src/harness.c bench/src/harness.h bench/src/malloc_shape.h
 
 .PHONY: all setup libs wasm-libs programs scaling-programs bench bench-scaling test test-debug install mutation clean
 .DELETE_ON_ERROR:

@@ -182,6 +182,30 @@ test('benchmark programs reject bad arguments', () => {
   assert.equal(good.stdout.trim().split('\n').filter((l) => l.startsWith('@@wsb')).length, 3, 'warm-up + 2 reps');
 });
 
+test('the class floor counts each size class\'s highest live bytes from the malloc workload\'s own ring', () => {
+  const exe = path.join(scratch, 'class-floor');
+  const build = run('cc', ['-O2', '-std=gnu11', `-I${ROOT}/src/alloc`, `-I${ROOT}/include`, path.join(ROOT, 'bench/micro/class_floor.c'), '-o', exe]);
+  assert.equal(build.status, 0, build.stderr);
+  const counts = (args) => {
+    const result = run(exe, args);
+    assert.equal(result.status, 0, result.stderr);
+    const number = (label) => Number(result.stdout.match(new RegExp(`${label}:\\s+(\\d+)`))[1]);
+    return { requested: number('requested'), rounded: number('rounded to classes'), classes: number('highest live bytes') };
+  };
+  // 900 allocations fill less than the ring: nothing is freed, so every class peaks at the end.
+  const unfreed = counts(['standard', '1', '0.0003']);
+  assert.equal(unfreed.classes, unfreed.rounded);
+  assert.ok(unfreed.requested >= 900 * 1000 && unfreed.requested < 900 * 2024);
+  // With the ring turning, the classes' counts swing apart: their peaks add up to more than the
+  // highest total, but far less than all that was ever allocated.
+  const turning = counts(['small', '2', '0.05']);
+  assert.ok(turning.requested < turning.rounded && turning.rounded < turning.classes, JSON.stringify(turning));
+  assert.ok(turning.classes < 2 * turning.rounded, JSON.stringify(turning));
+  const cross = run(exe, ['cross']);
+  assert.equal(cross.status, 2);
+  assert.match(cross.stderr, /usage: .* small\|standard/);
+});
+
 test('the contention probe counts atomics, shared-line writes and slow operations as they happen', () => {
   const fixture = path.join(ROOT, 'tests/fixtures/probe_counts.c');
   const probed = path.join(scratch, 'probe_counts_probed.o'), exe = path.join(scratch, 'probe_counts');

@@ -11,13 +11,13 @@
 // Every block carries a header and a trailer derived from a per-allocation tag; whoever
 // frees a block verifies both first, so a corrupting allocator fails the run loudly.
 #include "harness.h"
+#include "malloc_shape.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { RING_SLOTS = 1024, CHUNK_STEPS = 4096 };
-#define DEFAULT_TOTAL_STEPS 3e6
+enum { CHUNK_STEPS = 4096 };
 
 // 8 bytes at the start of each block; the smallest block (16 bytes) still has room for the
 // trailer byte after it.
@@ -100,7 +100,7 @@ static void malloc_thread(int index, void *context) {
   thread_state *state = calloc(1, sizeof *state);
   if (state == NULL) bench_fail("malloc: no memory for thread state");
   state->run = run;
-  state->rng = bench_mix64((uint64_t)index + 1) << 20;
+  state->rng = malloc_thread_seed(index);
   uint64_t begin, end;
   bench_split(run->total_steps, run->args->threads, index, &begin, &end);
   for (uint64_t at = begin; at < end; at += CHUNK_STEPS) {
@@ -150,16 +150,14 @@ static void malloc_verify(const bench_args *args, uint64_t checksum, void *conte
 
 int main(int argc, char **argv) {
   bench_args args = bench_parse_args(argc, argv, "standard");
-  malloc_run run = {.args = &args, .min_size = 1000, .size_span = 1024};
-  if (strcmp(args.variant, "small") == 0) {
-    run.min_size = 16;
-    run.size_span = 512;
-  } else if (strcmp(args.variant, "cross") == 0) {
+  malloc_run run = {.args = &args};
+  if (!malloc_variant_sizes(args.variant, &run.min_size, &run.size_span)) {
+    bench_fail("malloc: unknown variant '%s' (standard, small, cross)", args.variant);
+  }
+  if (strcmp(args.variant, "cross") == 0) {
     run.cross = 1;
     run.shared = calloc((size_t)RING_SLOTS * (size_t)args.threads, sizeof *run.shared);
     if (run.shared == NULL) bench_fail("malloc: no memory for the shared array");
-  } else if (strcmp(args.variant, "standard") != 0) {
-    bench_fail("malloc: unknown variant '%s' (standard, small, cross)", args.variant);
   }
   run.total_steps = (uint64_t)(DEFAULT_TOTAL_STEPS * args.scale);
   bench_set_ops(run.total_steps);
