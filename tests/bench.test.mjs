@@ -127,6 +127,9 @@ test('only a peer\'s documented symptom counts as a known issue', () => {
   assert.equal(knownIssue({ ...jsFiles, threads: 1 }, 'timed out after 60000 ms', '4.0.23'), null, 'not on one thread');
   assert.equal(knownIssue(jsFiles, 'exit status 1: fs: read failed', '4.0.23'), null, 'only the hang');
   assert.equal(knownIssue({ ...jsFiles, fs: 'wasmscale' }, 'timed out after 60000 ms', '4.0.23'), null, 'never ours');
+  assert.match(knownIssue({ ...jsFiles, fs: 'nodefs' }, 'timed out after 180000 ms', '4.0.23'), /JS file system/,
+               'NODEFS is a mount of the same JS file system, its calls proxied alike');
+  assert.equal(knownIssue({ ...jsFiles, fs: 'host' }, 'timed out after 180000 ms', '4.0.23'), null, 'never our host backend');
 });
 
 test('the schema rejects malformed results', () => {
