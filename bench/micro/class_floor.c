@@ -32,7 +32,7 @@ static floor_counts count_thread(int index, uint64_t steps, size_t min_size, siz
   memset(ring, 0, sizeof ring);
   uint64_t rng = malloc_thread_seed(index);
   for (uint64_t step = 0; step < steps; step++) {
-    size_t size = min_size + (size_t)(bench_mix64(rng++) % size_span);
+    size_t size = malloc_block_size(bench_mix64(rng++), min_size, size_span);
     size_t *slot = &ring[step % RING_SLOTS];
     if (*slot != 0) {
       unsigned old = ws_size_class(*slot);

@@ -50,7 +50,7 @@ typedef struct thread_state {
 static void *new_block(thread_state *state) {
   malloc_run *run = state->run;
   uint64_t random = bench_mix64(state->rng++);
-  size_t size = run->min_size + (size_t)(random % run->size_span);
+  size_t size = malloc_block_size(random, run->min_size, run->size_span);
   unsigned char *block = malloc(size);
   if (block == NULL) bench_fail("malloc(%zu) returned NULL", size);
   block_header header = {(uint32_t)size, (uint32_t)(random >> 32) | 1};

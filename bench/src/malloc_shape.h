@@ -30,8 +30,12 @@ static inline bool malloc_variant_sizes(const char *variant, size_t *min_size, s
   return false;
 }
 
-// Where thread `index`'s random sequence starts; each draw is bench_mix64(state++), and a block's
-// size is min_size + draw % size_span.
+// Where thread `index`'s random sequence starts; each draw is bench_mix64(state++).
 static inline uint64_t malloc_thread_seed(int index) { return bench_mix64((uint64_t)index + 1) << 20; }
+
+// The size of the block a draw makes (its upper half also makes the block's tag, malloc.c).
+static inline size_t malloc_block_size(uint64_t draw, size_t min_size, size_t size_span) {
+  return min_size + (size_t)(draw % size_span);
+}
 
 #endif
