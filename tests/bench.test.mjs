@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, run } from './helpers.mjs';
+import { ROOT, run, runWasm } from './helpers.mjs';
 import { configurations, knownIssue, parseThreadCounts, threadScale } from '../bench/runner/matrix.mjs';
 import { parseProbeLine } from '../bench/runner/protocol.mjs';
 import { perOperation } from '../bench/runner/contention.mjs';
@@ -207,6 +207,24 @@ test('the class floor counts each size class\'s highest live bytes from the mall
   const cross = run(exe, ['cross']);
   assert.equal(cross.status, 2);
   assert.match(cross.stderr, /usage: .* small\|standard/);
+});
+
+test('the coalescing-heap prototype serves the malloc workload, blocks passed between threads included, intact', () => {
+  // The workload checks each block's size field and last byte when it frees it (bench/src/malloc.c),
+  // so two live blocks that overlap, or a block merged while in use, fail the run.
+  const js = path.join(scratch, 'coalescing-heap.js');
+  const build = run(process.env.EMCC || 'emcc', ['-O2', '-pthread', '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=6', '-sALLOW_MEMORY_GROWTH=1',
+                                                 '-Wno-pthreads-mem-growth', '-sPROXY_TO_PTHREAD', '-sMALLOC=none', '-std=gnu11',
+                                                 'src/platform/emscripten/sbrk.c', 'bench/micro/coalescing_heap.c',
+                                                 'bench/src/malloc.c', 'bench/src/harness.c', '-o', js], { cwd: ROOT });
+  assert.equal(build.status, 0, build.stderr);
+  for (const [variant, threads] of [['small', 1], ['standard', 2], ['cross', 3]]) {
+    const result = runWasm(js, [`--variant=${variant}`, `--threads=${threads}`, '--reps=2', '--warmup=0', '--scale=0.1']);
+    assert.equal(result.status, 0, `${variant} at ${threads} threads: ${result.stderr.slice(0, 2000)}`);
+    const records = result.stdout.split('\n').filter((line) => line.startsWith('@@wsb ')).map((line) => JSON.parse(line.slice(6)));
+    assert.equal(records.length, 2);
+    assert.ok(records.every((record) => record.ok), result.stdout);
+  }
 });
 
 test('the contention probe counts atomics, shared-line writes and slow operations as they happen', () => {

@@ -5,12 +5,14 @@ fall on every version alike.
 
     alloc_ab.py [--emcc EMCC] [--rounds N] [--scale S] [--configs V:T,...] VERSION...
 
-A VERSION is a git revision (its src/ and include/ are taken with `git archive`) or `.`, the
-working tree. --configs lists variant:threads pairs (default cross:2). Each round runs every
-version once per configuration, in an order reversed every other round; each process runs a
-warm-up and two repetitions and gives its fastest time and highest peak. The machine here
-sometimes runs everything about three times slower for a while: a round slower than 1.6 times
-the fastest of its configuration is left out, and the count left out is printed.
+A VERSION is a git revision (its src/ and include/ are taken with `git archive`), `.`, the
+working tree, or LABEL=PROGRAM.js, a malloc program built already (a peer's, as `make` builds
+them, or a prototype's), run as it is. --configs lists variant:threads pairs (default cross:2).
+Each round runs every version once per configuration, in an order reversed every other round;
+each process runs a warm-up and two repetitions and gives its fastest time and highest peak.
+The machine here sometimes runs everything about three times slower for a while: a version's
+round slower than 1.6 times that version's fastest in its configuration is left out, and the
+count left out is printed.
 
 Prints, per configuration and version, the fastest and the median time (ms) and the median
 peak (KiB) over the rounds kept. The decision log cites it as
@@ -99,6 +101,12 @@ def main():
         for number, version in enumerate(args.versions):
             tree = os.path.join(work, str(number))
             os.makedirs(tree)
+            program = version.partition("=")[2]
+            if program:
+                if not os.path.isfile(program):
+                    fail(f"{version}: {program} is not a file")
+                programs.append(program)
+                continue
             checkout(version, tree)
             programs.append(build(args.emcc, tree))
         for variant, threads in configs:
@@ -110,12 +118,12 @@ def main():
                     ms, peak = run_once(program, variant, threads, args.scale)
                     times[version].append(ms)
                     peaks[version].append(peak)
-            fastest = min(min(values) for values in times.values())
             for version in args.versions:
+                fastest = min(times[version])
                 kept = [i for i, ms in enumerate(times[version]) if ms < SLOW_MODE * fastest]
                 kept_times = sorted(times[version][i] for i in kept)
                 kept_peaks = [peaks[version][i] for i in kept]
-                print(f"{variant} {threads} thread(s) {version:>12}: fastest {kept_times[0]:7.1f} ms, "
+                print(f"{variant} {threads} thread(s) {version.partition('=')[0]:>12}: fastest {kept_times[0]:7.1f} ms, "
                       f"median {statistics.median(kept_times):7.1f} ms, median peak "
                       f"{statistics.median(kept_peaks) / 1024:8.0f} KiB "
                       f"({len(kept)} rounds; {args.rounds - len(kept)} left out, machine slow)")
