@@ -99,14 +99,14 @@ def main():
     try:
         programs = []
         for number, version in enumerate(args.versions):
-            tree = os.path.join(work, str(number))
-            os.makedirs(tree)
             program = version.partition("=")[2]
             if program:
                 if not os.path.isfile(program):
                     fail(f"{version}: {program} is not a file")
                 programs.append(program)
                 continue
+            tree = os.path.join(work, str(number))
+            os.makedirs(tree)
             checkout(version, tree)
             programs.append(build(args.emcc, tree))
         for variant, threads in configs:
