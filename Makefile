@@ -142,6 +142,17 @@ $(WASM_BUILD)/bench/size-baseline.wasm: bench/src/malloc.c $(BENCH_HARNESS) peer
 	@$(EMCC) $(BENCH_CFLAGS) -sPROXY_TO_PTHREAD -sMALLOC=none bench/src/malloc.c bench/src/harness.c \
 	  peers/size-baseline/bump.c src/platform/emscripten/sbrk.c -o $(@:.wasm=.js)
 
+# The malloc benchmark with the coalescing-heap prototype (bench/micro/coalescing_heap.c; the
+# "-merging" build merges every free at once). Measurements only: `programs` does not build them.
+COALESCING_HEAP_SOURCES := bench/src/malloc.c bench/src/harness.c bench/micro/coalescing_heap.c src/platform/emscripten/sbrk.c
+$(WASM_BUILD)/bench/malloc-coalescing-heap.js: CACHE_FLAGS :=
+$(WASM_BUILD)/bench/malloc-coalescing-heap-merging.js: CACHE_FLAGS := -DCACHE_MAX=0
+$(WASM_BUILD)/bench/malloc-coalescing-heap.js $(WASM_BUILD)/bench/malloc-coalescing-heap-merging.js: \
+    $(COALESCING_HEAP_SOURCES) $(BENCH_HARNESS) | setup
+	@mkdir -p $(@D)
+	@echo "build: $@"
+	@$(EMCC) $(BENCH_CFLAGS) -sPROXY_TO_PTHREAD -sMALLOC=none $(CACHE_FLAGS) $(COALESCING_HEAP_SOURCES) -o $@
+
 # The near-native reference: the same malloc workload, gcc -O2; allocators come by LD_PRELOAD.
 $(BUILD)/bench/native-malloc: bench/src/malloc.c $(BENCH_HARNESS)
 	@mkdir -p $(@D)

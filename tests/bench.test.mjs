@@ -13,6 +13,7 @@ import { targetGroups } from '../bench/runner/targets.mjs';
 import { summarize } from '../bench/runner/summary.mjs';
 import { validateResults, RECORD_KEYS, SCHEMA } from '../bench/runner/schema.mjs';
 import { parseOutput } from '../bench/runner/protocol.mjs';
+import { wasmBuildDir } from '../tools/toolchain.mjs';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmscale-bench-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -212,11 +213,8 @@ test('the class floor counts each size class\'s highest live bytes from the mall
 test('the coalescing-heap prototype serves the malloc workload, blocks passed between threads included, intact', () => {
   // The workload checks each block's size field and last byte when it frees it (bench/src/malloc.c),
   // so two live blocks that overlap, or a block merged while in use, fail the run.
-  const js = path.join(scratch, 'coalescing-heap.js');
-  const build = run(process.env.EMCC || 'emcc', ['-O2', '-pthread', '-sEXIT_RUNTIME=1', '-sPTHREAD_POOL_SIZE=6', '-sALLOW_MEMORY_GROWTH=1',
-                                                 '-Wno-pthreads-mem-growth', '-sPROXY_TO_PTHREAD', '-sMALLOC=none', '-std=gnu11',
-                                                 'src/platform/emscripten/sbrk.c', 'bench/micro/coalescing_heap.c',
-                                                 'bench/src/malloc.c', 'bench/src/harness.c', '-o', js], { cwd: ROOT });
+  const js = path.join(wasmBuildDir(), 'bench', 'malloc-coalescing-heap.js');
+  const build = run('make', ['-C', ROOT, '--no-print-directory', '-s', path.relative(ROOT, js)]);
   assert.equal(build.status, 0, build.stderr);
   for (const [variant, threads] of [['small', 1], ['standard', 2], ['cross', 3]]) {
     const result = runWasm(js, [`--variant=${variant}`, `--threads=${threads}`, '--reps=2', '--warmup=0', '--scale=0.1']);

@@ -4,11 +4,11 @@
 // lock. It answers one question of issue 30 (docs/decisions.md, "a heap per thread that
 // coalesces"): can an allocator that escapes the size-class floor keep mimalloc's speed?
 //
-// Linked in place of malloc, with the project's sbrk (emcc ... -sMALLOC=none
-// src/platform/emscripten/sbrk.c bench/micro/coalescing_heap.c
-// bench/src/malloc.c bench/src/harness.c). Wasm only: the owner map below assumes a 32-bit
-// address space, and the break (sbrk) is the only source of memory. It trusts its callers: a
-// pointer it did not hand out, or one freed twice, goes undetected.
+// Linked in place of malloc, with the project's sbrk, into the malloc workload by the Makefile
+// (`make build/emscripten-VERSION/bench/malloc-coalescing-heap.js`, and `-merging.js` for
+// CACHE_MAX 0). Wasm only: the owner map below assumes a 32-bit address space, and the break
+// (sbrk) is the only source of memory. It trusts its callers: a pointer it did not hand out,
+// or one freed twice, goes undetected.
 //
 // The layout (dlmalloc's boundary tags): a chunk starts with the previous chunk's size (valid
 // only while that chunk is free) and its own size with two flags; the payload follows, 16-byte
@@ -89,6 +89,7 @@ static void unlock(atomic_flag *flag) { atomic_flag_clear_explicit(flag, memory_
 static inline size_t chunk_size(const chunk *c) { return c->head & SIZE_MASK; }
 static inline chunk *chunk_at(void *address) { return (chunk *)address; }
 static inline chunk *after(chunk *c) { return chunk_at((char *)c + chunk_size(c)); }
+static inline chunk *chunk_of(void *block) { return chunk_at((char *)block - HEADER); }
 static inline unsigned highest_bit(size_t x) { return 31u - (unsigned)__builtin_clz((unsigned)x); }
 
 static inline void list_of(size_t size, unsigned *first, unsigned *second) {
@@ -169,9 +170,8 @@ static void release_chunk(arena *a, chunk *c) {
 }
 
 // Records `owner` for every grow step of [start, start + bytes); a missing leaf is carved from
-// the front of that memory. Returns where the caller's memory starts. Under grow_lock.
-static char *set_owner(arena *owner, char *start, size_t bytes) {
-  char *usable = start;
+// that memory at `usable`. Returns where the caller's memory starts. Under grow_lock.
+static char *set_owner(arena *owner, char *start, size_t bytes, char *usable) {
   for (uintptr_t step = (uintptr_t)start >> GROW_SHIFT; step < ((uintptr_t)start + bytes) >> GROW_SHIFT; step++) {
     _Atomic(arena *) *leaf = owner_leaves[step >> OWNER_LEAF_SHIFT];
     if (leaf == NULL) {
@@ -207,13 +207,13 @@ static arena *grow(arena *owner, size_t need) {
     unlock(&grow_lock);
     return NULL;
   }
-  char *usable = set_owner(owner, start, bytes);
+  char *usable = start;
   if (owner == NULL) {
-    owner = (arena *)(((uintptr_t)usable + 15) & ~(uintptr_t)15);
+    owner = (arena *)(((uintptr_t)start + 15) & ~(uintptr_t)15);
     memset(owner, 0, sizeof *owner);
     usable = (char *)owner + sizeof *owner;
-    set_owner(owner, start, bytes);
   }
+  usable = set_owner(owner, start, bytes, usable);
   unlock(&grow_lock);
   char *end = start + bytes;
   chunk *c;
@@ -355,7 +355,7 @@ void *malloc(size_t request) {
 
 void free(void *p) {
   if (p == NULL) return;
-  chunk *c = chunk_at((char *)p - HEADER);
+  chunk *c = chunk_of(p);
   arena *owner = owner_of(p);
   if (owner == own_arena) {
     size_t size = chunk_size(c);
@@ -381,7 +381,7 @@ void *calloc(size_t count, size_t size) {
   return p;
 }
 
-size_t malloc_usable_size(void *p) { return p == NULL ? 0 : chunk_size(chunk_at((char *)p - HEADER)) - WORD; }
+size_t malloc_usable_size(void *p) { return p == NULL ? 0 : chunk_size(chunk_of(p)) - WORD; }
 
 void *realloc(void *p, size_t size) {
   if (p == NULL) return malloc(size);
@@ -404,12 +404,12 @@ static void *aligned_in(arena *a, size_t alignment, size_t request) {
   }
   char *p = allocate_in(a, request + alignment + MIN_CHUNK);
   if (p == NULL) return NULL;
-  chunk *c = chunk_at(p - HEADER);
+  chunk *c = chunk_of(p);
   char *aligned = (char *)(((uintptr_t)p + alignment - 1) & ~(uintptr_t)(alignment - 1));
   if (aligned == p) return p;
   if ((size_t)(aligned - p) < MIN_CHUNK) aligned += alignment;
   size_t front = (size_t)(aligned - p), size = chunk_size(c);
-  chunk *moved = chunk_at(aligned - HEADER);
+  chunk *moved = chunk_of(aligned);
   moved->head = size - front;  // in use; its previous (the front) is freed next
   c->head = front | (c->head & PREVIOUS_FREE);
   release_chunk(a, c);  // sets moved's previous size and flag
@@ -453,11 +453,11 @@ void emscripten_builtin_free(void *p) {
   if (p == NULL) return;
   arena *owner = owner_of(p);
   if (owner != &builtin_arena) {
-    give_to(owner, chunk_at((char *)p - HEADER));
+    give_to(owner, chunk_of(p));
     return;
   }
   lock(&builtin_lock);
-  release_chunk(&builtin_arena, chunk_at((char *)p - HEADER));
+  release_chunk(&builtin_arena, chunk_of(p));
   unlock(&builtin_lock);
 }
 
