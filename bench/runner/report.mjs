@@ -78,6 +78,19 @@ function mallocSection(summary, charts) {
   return lines;
 }
 
+// What the records variant spends on its own records (records-work: made, compared and summed,
+// no file call), part of every file system's µs/op above.
+function recordsWorkLines(summary) {
+  const lines = [];
+  for (const host of hostsIn(summary)) {
+    const [main, pthread] = ['main', 'pthread'].map((where) => find(summary, host, 'fs', 'records-work', 'dlmalloc', 'wasmscale', where, 1));
+    if (main?.status !== 'ok' || pthread?.status !== 'ok') continue;
+    lines.push(`- ${host}: of each records µs/op above, the records' own work (\`--variant=records-work\`) takes ` +
+               `${fmt(main.usPerOp, 3)} on the main thread and ${fmt(pthread.usPerOp, 3)} on a pthread.`);
+  }
+  return lines.length > 0 ? [...lines, ''] : [];
+}
+
 function fsSection(summary, charts) {
   const lines = ['## fs: 100-byte records, small files, one file per thread', '',
     'The fs work is smaller for the JS FS on a pthread (it is far slower), so these tables compare time per file-system call (µs/op).',
@@ -103,6 +116,7 @@ function fsSection(summary, charts) {
     }
     lines.push(`### ${variant}`, '', table(['host', 'file system', 'runs on', 'µs/op', 'ms median (min–max)',
       `speed-up vs ${FS_NAMES[BASELINE.fs]}`, 'pthread ÷ main', 'wasm KiB'], rows), '');
+    if (variant === 'records') lines.push(...recordsWorkLines(summary));
   }
   const rows = [];
   for (const host of hostsIn(summary)) {
