@@ -188,6 +188,9 @@ test('the records variant\'s own work, without a file call, makes the same recor
   const records = result('records'), work = result('records-work');
   assert.equal(work.checksum, records.checksum);
   assert.equal(work.ops, records.ops, 'counted as records\' calls, so µs per op compare');
+  // The runner sizes it as records: a tenth of the work made 10 ms repetitions, which swing.
+  const sizes = (variant) => configurations().filter((c) => c.variant === variant && c.fs === 'wasmscale').map((c) => `${c.where} ${c.scale}`);
+  assert.deepEqual(sizes('records-work'), sizes('records'));
 });
 
 test('a records target gives the file calls\' speed alone beside the whole workload\'s', () => {

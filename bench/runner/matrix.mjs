@@ -141,11 +141,13 @@ export function configurations({ quick = false, threads: threadCounts = THREAD_C
         add({ workload: 'fs', variant, malloc: 'dlmalloc', fs, where: runsOn, threads: 1, scale: fsScale(fs, runsOn, variant), ...where });
       }
     }
-    // The records variant's own work without a file call (bench/src/fs.c): the targets give the
-    // file calls' speed alone beside the whole workload's. It touches no file, so one program runs it.
+    // The records variant's own work without a file call (bench/src/fs.c), at records' size: the
+    // targets give the file calls' speed alone beside the whole workload's. It touches no file, so
+    // one program runs it.
     if (fs === 'wasmscale') {
       for (const runsOn of ['main', 'pthread']) {
-        add({ workload: 'fs', variant: 'records-work', malloc: 'dlmalloc', fs, where: runsOn, threads: 1, scale: 1, ...where });
+        add({ workload: 'fs', variant: 'records-work', malloc: 'dlmalloc', fs, where: runsOn, threads: 1,
+              scale: fsScale(fs, runsOn, 'records'), ...where });
       }
     }
     for (const threads of threadCounts) {
